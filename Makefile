@@ -1,0 +1,55 @@
+# icml26 companion. The two commands: `make reproduce` and `make test`.
+# Every target creates .venv from the exact lock file on first use and reuses it afterwards.
+
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.icml26-installed
+
+PAPERS ?=
+SCALE  ?= quick
+SEED   ?= 0
+DEVICE ?= auto
+JOBS   ?= 2
+PAPER  ?= data_mixing
+
+# Tests run like CI: one torch thread per worker, no CUDA, no display, headless widget checks.
+TESTENV := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 CUDA_VISIBLE_DEVICES= MPLBACKEND=Agg \
+           PLOTLY_RENDERER=plotly_mimetype ICML26_HEADLESS=1 PYTHONHASHSEED=0
+
+.PHONY: reproduce test lint unit notebooks lab report bench list clean
+
+$(STAMP): requirements/ci.lock pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements/ci.lock
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	@touch $@
+
+reproduce: $(STAMP)
+	$(PY) -m icml26 reproduce --papers "$(PAPERS)" --scale "$(SCALE)" --seed "$(SEED)" --device "$(DEVICE)" --jobs "$(JOBS)"
+
+test: lint unit notebooks
+
+lint: $(STAMP)
+	$(PY) -m ruff check lib tests benchmarks notebooks
+
+unit: $(STAMP)
+	$(TESTENV) $(PY) -m pytest -n 2 --timeout 600 tests --ignore=tests/test_notebooks.py --ignore=tests/ui
+
+notebooks: $(STAMP)
+	$(TESTENV) $(PY) -m pytest -n 2 --timeout 900 tests/test_notebooks.py
+
+lab: $(STAMP)
+	$(PY) -m jupyter lab notebooks/
+
+report: $(STAMP)
+	$(PY) -m icml26 report
+
+bench: $(STAMP)
+	$(PY) -m icml26 bench --papers "$(PAPERS)" --device "$(if $(filter auto,$(DEVICE)),cpu,$(DEVICE))"
+
+list: $(STAMP)
+	$(PY) -m icml26 list
+
+clean:
+	rm -rf build

@@ -1,0 +1,1 @@
+"""Offline data: synthetic generators and loaders for data shipped inside installed packages."""

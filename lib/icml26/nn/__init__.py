@@ -1,0 +1,1 @@
+"""Shared neural building blocks (attention variants, tiny GPT, PFN, MLPs), used by several papers."""

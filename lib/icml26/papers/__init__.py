@@ -1,0 +1,1 @@
+"""One sub-package per paper: method, baselines, experiment, claims, explore."""

@@ -1,0 +1,273 @@
+"""Execute notebooks with papermill, in parallel, each isolated in its own process group.
+
+Every notebook runs in a fresh worker process (``python -m icml26.runner``) that executes it with
+papermill's Python API, records its claims in a JSON-lines file of its own, converts the executed
+notebook to HTML and writes a small status file. A worker that outlives its time limit is killed with
+its kernel; a notebook that raises is reported with its traceback; the other notebooks still run.
+
+A notebook's status is one of:
+
+* ``ok``: ran to the end and, if it declares claims (calls ``verify``), recorded them;
+* ``claim_miss``: at least one claim missed its threshold;
+* ``no_claims``: declares claims but recorded none (a silent no-op is a failure);
+* ``error``: raised an exception (the traceback is kept);
+* ``timeout``: ran past its time limit and was killed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from icml26 import atomic, registry
+from icml26.claims import load_records
+from icml26.runtime import check_scale
+
+STATUSES = ("ok", "claim_miss", "no_claims", "error", "timeout")
+ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+HEADLESS_ENV = {
+    "ICML26_HEADLESS": "1",
+    "MPLBACKEND": "Agg",
+    "PYTHONHASHSEED": "0",
+    "PYDEVD_DISABLE_FILE_VALIDATION": "1",
+}
+
+
+@dataclass
+class NotebookRun:
+    """The outcome of executing one notebook."""
+
+    paper: str
+    notebook: str
+    status: str = "error"
+    seconds: float = 0.0
+    error: str = ""
+    records: list = field(default_factory=list)
+    html: str | None = None
+    scale: str = "quick"
+    seed: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+def declares_claims(path: Path) -> bool:
+    """Whether a notebook's code calls ``verify(`` (then it must record at least one claim)."""
+    nb = json.loads(Path(path).read_text(encoding="utf-8"))
+    return any(c.get("cell_type") == "code" and "verify(" in "".join(c.get("source", ""))
+               for c in nb.get("cells", []))
+
+
+def targets(papers: list[registry.Paper] | None = None, include_start: bool = True) -> list[tuple[str, Path]]:
+    """The notebooks to run, as ``(paper slug, path)``: the start-here notebook, then each paper's in order."""
+    out: list[tuple[str, Path]] = []
+    if include_start and registry.START_HERE.exists():
+        out.append(("start_here", registry.START_HERE))
+    for p in papers if papers is not None else registry.PAPERS:
+        out.extend((p.slug, nb) for nb in p.notebooks())
+    return out
+
+
+def _out_name(path: Path) -> Path:
+    """Where a notebook's outputs go below the build folder: ``notebooks/<folder>/<name>``."""
+    path = Path(path).resolve()
+    try:
+        return path.relative_to(registry.NOTEBOOKS.resolve()).with_suffix("")
+    except ValueError:
+        return Path(path.parent.name) / path.stem
+
+
+def execute_one(path: Path, out_dir: Path, parameters: dict, timeout: float, html: bool = True,
+                env: dict | None = None) -> NotebookRun:
+    """Execute one notebook in a fresh worker process; never raises for a failing notebook."""
+    path = Path(path).resolve()
+    stem = out_dir / "notebooks" / _out_name(path)
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    results = stem.with_suffix(".claims.jsonl")
+    status_file = stem.with_suffix(".status.json")
+    for stale in (results, status_file):
+        stale.unlink(missing_ok=True)
+    params = {**parameters, "RESULTS": str(results)}
+    cmd = [sys.executable, "-m", "icml26.runner", "--execute", str(path), str(stem), json.dumps(params),
+           "--timeout", str(timeout)] + ([] if html else ["--no-html"])
+    child_env = {**os.environ, **HEADLESS_ENV, **(env or {})}
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, env=child_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            start_new_session=True, text=True)
+    try:
+        log, _ = proc.communicate(timeout=timeout + 30)
+        timed_out = False
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        log, _ = proc.communicate()
+        timed_out = True
+    seconds = time.perf_counter() - start
+    run = NotebookRun(paper="", notebook=str(path), seconds=round(seconds, 2),
+                      scale=parameters.get("SCALE", "quick"), seed=parameters.get("SEED", 0))
+    run.records = load_records(results)
+    state = atomic.read_json(status_file, default=None)
+    if timed_out:
+        run.status, run.error = "timeout", f"killed after {timeout:.0f} s\n{_tail(log)}"
+    elif state is None:
+        run.status, run.error = "error", f"the worker died without a status (exit {proc.returncode})\n{_tail(log)}"
+    else:
+        run.error = state.get("error", "")
+        run.html = state.get("html")
+        run.status = classify(state.get("raised", False), run.records, declares_claims(path),
+                              state.get("timeout", False))
+    return run
+
+
+def classify(raised: bool, records: list[dict], declared: bool, timed_out: bool = False) -> str:
+    """A notebook's status from whether it raised, what it recorded and whether it declares claims."""
+    if timed_out:
+        return "timeout"
+    if any(r.get("outcome") == "miss" for r in records):
+        return "claim_miss"
+    if raised:
+        return "error"
+    if declared and not records:
+        return "no_claims"
+    return "ok"
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def _tail(text: str | None, n: int = 60) -> str:
+    return "\n".join(ANSI.sub("", text or "").splitlines()[-n:])
+
+
+def run_notebooks(items: list[tuple[str, Path]], out_dir: str | os.PathLike, scale: str = "quick", seed: int = 0,
+                  device: str = "auto", jobs: int = 2, timeout: float = 600, html: bool = True,
+                  progress: bool = True, env: dict | None = None) -> list[NotebookRun]:
+    """Execute ``items`` (``(paper, path)`` pairs) with ``jobs`` workers; return runs in input order."""
+    check_scale(scale)
+    if jobs < 1:
+        raise ValueError(f"jobs must be >= 1; got {jobs}")
+    if timeout <= 0:
+        raise ValueError(f"timeout must be positive seconds; got {timeout}")
+    out_dir = Path(out_dir)
+    params = {"SCALE": scale, "SEED": seed, "DEVICE": device}
+    runs: list[NotebookRun | None] = [None] * len(items)
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(items), desc=f"notebooks ({scale})", unit="nb", file=sys.stderr)
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = {pool.submit(execute_one, path, out_dir, params, timeout, html, env): i
+                   for i, (_, path) in enumerate(items)}
+        for fut in as_completed(futures):
+            i = futures[fut]
+            run = fut.result()
+            run.paper = items[i][0]
+            run.notebook = str(Path(items[i][1]).resolve().relative_to(registry.ROOT)) \
+                if Path(items[i][1]).resolve().is_relative_to(registry.ROOT) else str(items[i][1])
+            runs[i] = run
+            if bar is not None:
+                bar.set_postfix_str(f"{Path(run.notebook).name}: {run.status}")
+                bar.update(1)
+    if bar is not None:
+        bar.close()
+    return [r for r in runs if r is not None]
+
+
+def save_runs(runs: list[NotebookRun], out_dir: str | os.PathLike) -> Path:
+    """Write ``runs.json`` and the merged ``claims.jsonl`` into ``out_dir`` atomically."""
+    out_dir = Path(out_dir)
+    atomic.write_text(out_dir / "claims.jsonl",
+                      "".join(json.dumps(r, sort_keys=True) + "\n" for run in runs for r in run.records))
+    return atomic.write_json(out_dir / "runs.json", [asdict(r) for r in runs])
+
+
+def load_runs(out_dir: str | os.PathLike) -> list[NotebookRun]:
+    """Read ``runs.json`` back (an absent or unreadable file gives ``[]``)."""
+    data = atomic.read_json(Path(out_dir) / "runs.json", default=[])
+    fields = set(NotebookRun.__dataclass_fields__)
+    return [NotebookRun(**{k: v for k, v in d.items() if k in fields}) for d in data if isinstance(d, dict)]
+
+
+def summary(runs: list[NotebookRun]) -> str:
+    """A one-screen text summary: each notebook's status and time, then claim counts."""
+    lines = [f"{'notebook':58s} {'status':10s} {'seconds':>8s}  claims"]
+    for r in runs:
+        counts = _count(r.records)
+        lines.append(f"{r.notebook[:58]:58s} {r.status:10s} {r.seconds:8.1f}  {counts}")
+    total = _count([rec for r in runs for rec in r.records])
+    bad = [r for r in runs if not r.ok]
+    lines.append(f"{len(runs)} notebooks, {len(bad)} failed; claims: {total}")
+    return "\n".join(lines)
+
+
+def _count(records: list[dict]) -> str:
+    if not records:
+        return "-"
+    keys = ("pass", "miss", "expected_miss", "not_checked")
+    return ", ".join(f"{sum(r['outcome'] == k for r in records)} {k}" for k in keys
+                     if any(r["outcome"] == k for r in records))
+
+
+def _worker(nb_path: str, stem: str, params: dict, timeout: float, html: bool) -> int:
+    """Body of the worker process: execute, convert to HTML, write the status file."""
+    import papermill as pm
+
+    stem = Path(stem)
+    out_ipynb = stem.with_suffix(".ipynb")
+    state = {"raised": False, "error": "", "html": None}
+    try:
+        pm.execute_notebook(nb_path, str(out_ipynb), parameters=params, kernel_name="python3",
+                            cwd=str(Path(nb_path).parent), execution_timeout=int(timeout),
+                            progress_bar=False, log_output=False)
+    except pm.PapermillExecutionError as exc:
+        state["raised"] = True
+        state["error"] = ANSI.sub("", "\n".join(exc.traceback) if exc.traceback else f"{exc.ename}: {exc.evalue}")
+    except Exception as exc:  # kernel death, cell timeout, bad notebook: all reported, none fatal
+        state["raised"] = True
+        state["timeout"] = "Timeout" in type(exc).__name__ or "timed out" in str(exc)
+        state["error"] = f"{type(exc).__name__}: {ANSI.sub('', str(exc))}"
+    if html and out_ipynb.exists():
+        state["html"] = _to_html(out_ipynb)
+    atomic.write_json(stem.with_suffix(".status.json"), state)
+    return 0
+
+
+def _to_html(ipynb: Path) -> str | None:
+    """Convert an executed notebook to HTML next to it (atomically); return the file's name."""
+    try:
+        import nbformat
+        from nbconvert import HTMLExporter
+
+        body, _ = HTMLExporter().from_notebook_node(nbformat.read(ipynb, as_version=4))
+    except Exception:  # an export failure must not hide the notebook's own status
+        return None
+    out = atomic.write_text(ipynb.with_suffix(".html"), body)
+    return out.name
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m icml26.runner", description="execute one notebook (worker)")
+    parser.add_argument("--execute", nargs=3, metavar=("NOTEBOOK", "STEM", "PARAMS_JSON"), required=True)
+    parser.add_argument("--timeout", type=float, default=600)
+    parser.add_argument("--no-html", action="store_true")
+    args = parser.parse_args(argv)
+    nb, stem, params = args.execute
+    return _worker(nb, stem, json.loads(params), args.timeout, not args.no_html)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,111 @@
+"""Run-time set-up shared by every notebook and experiment: scale, seed and device.
+
+``setup(scale, seed, device)`` is the second cell of every notebook. It validates its arguments,
+seeds ``random``, ``numpy`` and ``torch``, and picks a device (cuda > mps > cpu for ``"auto"``)
+without touching CUDA when no CUDA is present. ``Runtime.pick`` chooses a value by scale.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+SCALES = ("quick", "standard", "full")
+DEVICES = ("auto", "cpu", "cuda", "mps")
+
+
+class ScaleError(ValueError):
+    """The requested scale cannot run here (``full`` without CUDA)."""
+
+
+def check_scale(scale: str) -> str:
+    """Return ``scale`` if it is one of :data:`SCALES`, else raise ``ValueError`` listing them."""
+    if scale not in SCALES:
+        raise ValueError(f"scale must be one of {', '.join(SCALES)}; got {scale!r}")
+    return scale
+
+
+def seed_everything(seed: int) -> None:
+    """Seed Python's ``random``, NumPy's global generator and torch (all devices)."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
+    random.seed(int(seed))
+    np.random.seed(int(seed) % 2**32)
+    torch.manual_seed(int(seed))
+
+
+def _mps_available() -> bool:
+    backend = getattr(torch.backends, "mps", None)
+    return bool(backend is not None and backend.is_available())
+
+
+def choose_device(device: str = "auto") -> torch.device:
+    """Resolve ``device`` ("auto", "cpu", "cuda", "mps", or "cuda:N") to a ``torch.device``.
+
+    "auto" prefers CUDA, then Apple's MPS, then the CPU. Asking explicitly for a device that is
+    absent raises ``ValueError`` rather than failing later inside a kernel.
+    """
+    if not isinstance(device, str):
+        raise ValueError(f"device must be a string among {', '.join(DEVICES)}; got {device!r}")
+    kind = device.split(":", 1)[0]
+    if kind not in DEVICES:
+        raise ValueError(f"device must be one of {', '.join(DEVICES)} (or 'cuda:N'); got {device!r}")
+    if kind == "auto":
+        if torch.cuda.is_available():
+            return torch.device("cuda")
+        if _mps_available():
+            return torch.device("mps")
+        return torch.device("cpu")
+    if kind == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"device {device!r} was asked for, but this machine has no CUDA device")
+    if kind == "mps" and not _mps_available():
+        raise ValueError(f"device {device!r} was asked for, but MPS is not available here")
+    return torch.device(device)
+
+
+@dataclass(frozen=True)
+class Runtime:
+    """What a notebook or experiment runs with: the scale, the seed and the device."""
+
+    scale: str
+    seed: int
+    device: torch.device
+    started: float = field(default_factory=time.perf_counter, compare=False)
+
+    def pick(self, quick, standard, full=None):
+        """Return the value for this run's scale (``full`` falls back to ``standard`` when omitted)."""
+        return {"quick": quick, "standard": standard, "full": standard if full is None else full}[self.scale]
+
+    def elapsed(self) -> float:
+        """Seconds since :func:`setup` was called."""
+        return time.perf_counter() - self.started
+
+    def generator(self, offset: int = 0) -> torch.Generator:
+        """A torch generator on this run's device, seeded with ``seed + offset``."""
+        g = torch.Generator(device=self.device)
+        g.manual_seed(self.seed + offset)
+        return g
+
+
+def setup(scale: str = "quick", seed: int = 0, device: str = "auto", allow_cpu: bool = False) -> Runtime:
+    """Validate the run's parameters, seed every generator and choose the device.
+
+    ``scale="full"`` is meant for a GPU: without CUDA it raises :class:`ScaleError` at once, unless
+    ``allow_cpu=True`` (or the environment variable ``ICML26_ALLOW_CPU_FULL=1``) forces it.
+    """
+    check_scale(scale)
+    seed_everything(seed)
+    dev = choose_device(device)
+    allow_cpu = allow_cpu or os.environ.get("ICML26_ALLOW_CPU_FULL") == "1"
+    if scale == "full" and dev.type != "cuda" and not allow_cpu:
+        raise ScaleError(
+            "scale 'full' is paper-sized and meant for a CUDA GPU, and none is in use here "
+            f"(device={dev.type}). Use scale 'standard' on a CPU, or force it with allow_cpu=True "
+            "(--allow-cpu on the command line, ICML26_ALLOW_CPU_FULL=1 for notebooks)."
+        )
+    return Runtime(scale=scale, seed=int(seed), device=dev)

@@ -1,0 +1,64 @@
+"""One plotting style for the whole companion (matplotlib first; plotly where 3-D helps).
+
+Import-light: plotly is imported only inside :func:`plotly_layout`, so headless experiment runs need
+matplotlib alone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+
+import matplotlib
+
+matplotlib.use(matplotlib.get_backend())  # keep whatever backend the environment chose (Agg in CI)
+import matplotlib.pyplot as plt  # noqa: E402
+
+PALETTE = ("#1f5fa8", "#d1495b", "#2a9d8f", "#e9a03b", "#6c4f9c", "#7a7a7a", "#3d8c40", "#c06c84")
+"""Colours in a fixed order: the paper's method first, then the baselines."""
+
+STYLE = {
+    "figure.dpi": 100,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": True,
+    "grid.alpha": 0.25,
+    "axes.prop_cycle": matplotlib.cycler(color=PALETTE),
+    "legend.frameon": False,
+    "font.size": 10,
+}
+
+
+def use_style() -> None:
+    """Apply the companion's matplotlib style globally."""
+    plt.rcParams.update(STYLE)
+
+
+def figure(ncols: int = 1, nrows: int = 1, width: float = 4.0, height: float = 3.2, **kwargs):
+    """A new figure with ``nrows x ncols`` axes of ``width x height`` inches each, in our style."""
+    if ncols < 1 or nrows < 1:
+        raise ValueError(f"ncols and nrows must be >= 1; got ncols={ncols}, nrows={nrows}")
+    with plt.rc_context(STYLE):
+        fig, axes = plt.subplots(nrows, ncols, figsize=(width * ncols, height * nrows),
+                                 squeeze=False, layout="constrained", **kwargs)
+    return fig, (axes[0, 0] if nrows == ncols == 1 else axes)
+
+
+def signature(fig) -> str:
+    """A digest of what a figure shows (a small PNG rendering for matplotlib, the JSON for plotly).
+
+    Two figures with the same signature look the same; the headless widget check uses it to prove
+    that moving a control changed the picture.
+    """
+    if hasattr(fig, "to_json"):  # plotly
+        return hashlib.sha1(fig.to_json().encode()).hexdigest()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=40)
+    return hashlib.sha1(buf.getvalue()).hexdigest()
+
+
+def plotly_layout(fig, title: str | None = None):
+    """Apply the companion's look to a plotly figure (white template, our colours)."""
+    fig.update_layout(template="plotly_white", colorway=list(PALETTE), title=title,
+                      margin=dict(l=40, r=20, t=40 if title else 20, b=40))
+    return fig

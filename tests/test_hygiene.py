@@ -1,0 +1,95 @@
+"""Notebooks are stored clean and follow the contract; every built paper has its notebooks in order."""
+
+import json
+import re
+
+import pytest
+
+from icml26 import registry
+
+NOTEBOOKS = sorted(p for p in registry.NOTEBOOKS.glob("**/*.ipynb") if ".ipynb_checkpoints" not in p.parts)
+IDS = [p.relative_to(registry.NOTEBOOKS).as_posix() for p in NOTEBOOKS]
+PARAMETER_LINES = (r'^SCALE = "quick"', r"^SEED = 0\b", r'^DEVICE = "auto"', r"^RESULTS = None\b")
+
+
+def load(path):
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def code_cells(nb):
+    return [c for c in nb["cells"] if c["cell_type"] == "code"]
+
+
+def source(cell):
+    return "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+
+
+def test_there_is_a_start_here_notebook():
+    assert registry.START_HERE.exists()
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
+def test_stored_without_outputs(path):
+    for cell in code_cells(load(path)):
+        assert not cell.get("outputs") and cell.get("execution_count") is None, f"{path.name} has outputs"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
+def test_parameters_cell_then_setup(path):
+    cells = code_cells(load(path))
+    assert cells, "no code cells"
+    first = cells[0]
+    assert "parameters" in first.get("metadata", {}).get("tags", []), "first code cell must be tagged parameters"
+    text = source(first)
+    for pattern in PARAMETER_LINES:
+        assert re.search(pattern, text, re.M), f"parameters cell lacks {pattern}"
+    assert "icml26.runtime.setup(SCALE, SEED, DEVICE)" in source(cells[1]), "second code cell must call setup"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
+def test_kernelspec_is_python3(path):
+    assert load(path)["metadata"].get("kernelspec", {}).get("name") == "python3"
+
+
+def test_every_notebook_folder_is_a_registered_paper_with_claims():
+    for folder in registry.NOTEBOOKS.iterdir():
+        if not folder.is_dir() or folder.name.startswith("."):
+            continue
+        m = re.fullmatch(r"(\d\d)_([a-z0-9_]+)", folder.name)
+        assert m, f"{folder.name} is not NN_<slug>"
+        paper = registry.get(m.group(2))
+        assert paper.number == int(m.group(1)), f"{folder.name}: paper {paper.slug} is number {paper.number}"
+        assert paper.has_claims(), f"{folder.name} has notebooks but no icml26.papers.{paper.slug}.claims"
+
+
+@pytest.mark.parametrize("paper", [p for p in registry.PAPERS if p.notebooks()], ids=lambda p: p.slug)
+def test_built_papers_have_two_to_four_notebooks_in_order(paper):
+    names = [p.name for p in paper.notebooks()]
+    assert 2 <= len(names) <= 4, names
+    numbers = [int(re.match(r"(\d+)_", n).group(1)) for n in names]
+    assert numbers == list(range(1, len(names) + 1)), f"{paper.slug}: notebooks must be numbered 1.., got {names}"
+    assert any("verify(" in source(c) for nb in paper.notebooks() for c in code_cells(load(nb))), \
+        f"{paper.slug}: no notebook checks the claims"
+
+
+@pytest.mark.parametrize("paper", [p for p in registry.PAPERS if p.has_claims()], ids=lambda p: p.slug)
+def test_built_papers_have_notebooks_claims_and_scales(paper):
+    import importlib
+
+    assert paper.notebooks(), f"{paper.slug} has a claims module but no notebooks"
+    claims = importlib.import_module(f"{paper.module}.claims").CLAIMS
+    experiment = importlib.import_module(f"{paper.module}.experiment")
+    assert set(experiment.CONFIGS) == {"quick", "standard", "full"}
+    assert claims and all(c.paper_slug() == paper.slug for c in claims)
+
+
+def test_experiments_and_claims_do_not_import_jupyter_or_plotly():
+    import subprocess
+    import sys
+
+    built = [p for p in registry.PAPERS if p.has_claims()]
+    code = ("import sys\n" + "".join(f"import {p.module}.experiment, {p.module}.claims\n" for p in built)
+            + "bad = [m for m in ('IPython', 'ipywidgets', 'plotly', 'papermill') if m in sys.modules]\n"
+            + "print(','.join(bad))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "", f"experiment/claims import {out}"

@@ -1,0 +1,32 @@
+from icml26 import registry, report
+from icml26.runner import NotebookRun
+
+
+def record(outcome, claim="c", paper="ssn_games"):
+    return {"paper": paper, "claim": claim, "statement": "<b>not bold</b>", "measured": 1.0, "op": ">=",
+            "threshold": 2.0, "outcome": outcome, "scale": "quick", "seed": 0, "device": "cpu",
+            "paper_value": "10x", "source": "Fig. 2", "seconds": 1.5, "version": "0", "expected_miss": None}
+
+
+def test_scoreboard_lists_all_papers_and_planned_ones(tmp_path):
+    runs = [NotebookRun("ssn_games", "notebooks/05_ssn_games/3_reproduce.ipynb", "claim_miss", 3.0,
+                        error="Traceback <here>", records=[record("miss"), record("pass", "d")],
+                        html="3_reproduce.html")]
+    page = report.build(tmp_path, runs).read_text()
+    for p in registry.PAPERS:
+        assert p.title.split(" (")[0].replace("&", "&amp;") in page
+    assert "planned" in page
+    assert "&lt;b&gt;not bold&lt;/b&gt;" in page and "<b>not bold</b>" not in page  # escaped
+    assert "Traceback &lt;here&gt;" in page
+    assert 'href="notebooks/05_ssn_games/3_reproduce.html"' in page
+    assert "1 reproduced, 1 not, 0 not checked" in page
+
+
+def test_counts():
+    recs = [record("pass"), record("miss"), record("expected_miss"), record("not_checked")]
+    assert report.paper_counts(recs) == {"pass": 1, "miss": 2, "not_checked": 1}
+
+
+def test_report_rebuilds_from_saved_runs_and_empty_build(tmp_path):
+    page = report.build(tmp_path).read_text()
+    assert "0 notebooks run" in page and page.count("Planned") + page.count("not run") >= 1

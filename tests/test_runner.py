@@ -1,0 +1,85 @@
+"""The runner on tiny fixture notebooks: each outcome gets the right status and exit code."""
+
+from pathlib import Path
+
+import pytest
+
+from icml26 import cli, report, runner
+
+FIXTURES = Path(__file__).with_name("fixtures")
+PARAMS = {"SCALE": "quick", "SEED": 0, "DEVICE": "cpu"}
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    out = tmp_path_factory.mktemp("build")
+    names = ["passes", "raises", "misses_claim", "records_no_claims"]
+    items = [("fixture", FIXTURES / f"{n}.ipynb") for n in names]
+    result = runner.run_notebooks(items, out, jobs=2, timeout=120, html=True, progress=False)
+    return out, dict(zip(names, result))
+
+
+def test_passing_notebook_is_ok_with_its_claims_and_html(runs):
+    out, by_name = runs
+    run = by_name["passes"]
+    assert run.status == "ok", run.error
+    assert [r["outcome"] for r in run.records] == ["pass"]
+    assert run.html == "passes.html"
+    assert "x_large" in (out / "notebooks" / "fixtures" / "passes.html").read_text()
+
+
+def test_raising_notebook_keeps_its_traceback(runs):
+    run = runs[1]["raises"]
+    assert run.status == "error"
+    assert "boom from the fixture" in run.error and "RuntimeError" in run.error
+
+
+def test_claim_miss_is_its_own_status(runs):
+    run = runs[1]["misses_claim"]
+    assert run.status == "claim_miss"
+    assert run.records[0]["outcome"] == "miss"
+
+
+def test_declared_but_unrecorded_claims_fail(runs):
+    assert runs[1]["records_no_claims"].status == "no_claims"
+
+
+def test_a_notebook_past_its_limit_is_killed(tmp_path):
+    run = runner.execute_one(FIXTURES / "sleeps.ipynb", tmp_path, PARAMS, timeout=8, html=False)
+    assert run.status == "timeout"
+    assert run.seconds < 55
+
+
+def test_runs_round_trip_and_scoreboard_lists_everything(runs):
+    out, by_name = runs
+    runner.save_runs(list(by_name.values()), out)
+    loaded = runner.load_runs(out)
+    assert [r.status for r in loaded] == [r.status for r in by_name.values()]
+    page = report.build(out).read_text()
+    assert "boom from the fixture" in page
+    assert page.count("planned") >= 1 and "Data Mixing" in page
+    text = runner.summary(loaded)
+    assert "4 notebooks, 3 failed" in text
+
+
+def test_reproduce_exit_code_is_nonzero_when_a_notebook_fails(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(runner, "targets", lambda papers, include_start=True: [("fixture", FIXTURES / "raises.ipynb")])
+    assert cli.main(["reproduce", "--out", str(tmp_path), "--no-html", "--device", "cpu"]) == 1
+    assert (tmp_path / "index.html").exists()
+    monkeypatch.setattr(runner, "targets", lambda papers, include_start=True: [("fixture", FIXTURES / "passes.ipynb")])
+    assert cli.main(["reproduce", "--out", str(tmp_path), "--no-html", "--device", "cpu"]) == 0
+
+
+@pytest.mark.parametrize("kw,match", [({"jobs": 0}, "jobs"), ({"timeout": 0}, "timeout"), ({"scale": "big"}, "scale")])
+def test_bad_runner_arguments(kw, match, tmp_path):
+    with pytest.raises(ValueError, match=match):
+        runner.run_notebooks([], tmp_path, **kw)
+
+
+def test_classify():
+    miss = [{"outcome": "miss"}]
+    assert runner.classify(True, miss, True) == "claim_miss"
+    assert runner.classify(True, [], False) == "error"
+    assert runner.classify(False, [], True) == "no_claims"
+    assert runner.classify(False, [{"outcome": "pass"}], True) == "ok"
+    assert runner.classify(True, [], True, timed_out=True) == "timeout"
