@@ -30,3 +30,27 @@ def test_counts():
 def test_report_rebuilds_from_saved_runs_and_empty_build(tmp_path):
     page = report.build(tmp_path).read_text()
     assert "0 notebooks run" in page and page.count("Planned") + page.count("not run") >= 1
+
+
+def test_readme_table_is_generated_from_the_results(tmp_path):
+    import json
+
+    (tmp_path / "quick.jsonl").write_text(json.dumps(record("pass")) + "\n" + json.dumps(record("miss", "d")) + "\n")
+    table = report.papers_table(tmp_path)
+    row = next(line for line in table.splitlines() if "`ssn_games`" in line)
+    assert row.endswith("| 1/2 | - | - |")
+    assert len(table.splitlines()) == 2 + 19
+
+
+def test_committed_readme_table_is_current():
+    readme = report.README.read_text()
+    assert report.papers_table() in readme, "run `python -m icml26 readme` and commit README.md"
+
+
+def test_update_readme_needs_markers(tmp_path):
+    import pytest
+
+    path = tmp_path / "README.md"
+    path.write_text("no markers")
+    with pytest.raises(ValueError, match="markers"):
+        report.update_readme(path, tmp_path)

@@ -1,4 +1,4 @@
-"""Command line: ``python -m icml26 list | run SLUG | reproduce | report | bench``.
+"""Command line: ``python -m icml26 list | run SLUG | reproduce | report | readme | bench``.
 
 ``run`` executes a paper's experiment and checks its claims without Jupyter (how a bare GPU machine
 runs ``--scale full``); ``reproduce`` executes notebooks through papermill and writes the scoreboard.
@@ -118,6 +118,14 @@ def cmd_report(args) -> int:
     return 0
 
 
+def cmd_readme(args) -> int:
+    from icml26 import report
+
+    changed = report.update_readme()
+    print("README.md paper table " + ("updated" if changed else "already up to date"))
+    return 0
+
+
 def cmd_bench(args) -> int:
     papers = _papers(args.papers)
     scripts = [(p.slug, BENCHMARKS / f"{p.slug}.py") for p in papers if (BENCHMARKS / f"{p.slug}.py").exists()]
@@ -161,6 +169,9 @@ def build_parser() -> argparse.ArgumentParser:
     rpt = sub.add_parser("report", help="rewrite build/index.html from the saved runs")
     rpt.add_argument("--out", default="build")
     rpt.set_defaults(func=cmd_report)
+
+    sub.add_parser("readme", help="rewrite the README's paper table from results/*.jsonl").set_defaults(
+        func=cmd_readme)
 
     bench = sub.add_parser("bench", help="run the speed benchmarks")
     bench.add_argument("--papers", default="")

@@ -142,3 +142,49 @@ def build(out_dir: str | os.PathLike = "build", runs=None) -> Path:
     if runs is None:
         runs = load_runs(out_dir)
     return atomic.write_text(out_dir / "index.html", render(runs))
+
+
+RESULTS_DIR = registry.ROOT / "results"
+README = registry.ROOT / "README.md"
+MARKERS = ("<!-- papers:start -->", "<!-- papers:end -->")
+
+
+def _scale_score(records: list[dict], slug: str, scale: str) -> str:
+    """``passed/checked`` for a paper at a scale, from its latest record of each claim."""
+    latest = {r["claim"]: r for r in records if r.get("paper") == slug and r.get("scale") == scale}
+    checked = [r for r in latest.values() if r["outcome"] != "not_checked"]
+    if not checked:
+        return "-"
+    return f"{sum(r['outcome'] == 'pass' for r in checked)}/{len(checked)}"
+
+
+def papers_table(results_dir: str | os.PathLike = RESULTS_DIR) -> str:
+    """The README's Markdown paper table: number, title, slug, status, claims, quick and standard scores."""
+    import importlib
+
+    from icml26.claims import load_records
+
+    results = {s: load_records(Path(results_dir) / f"{s}.jsonl") for s in ("quick", "standard", "full")}
+    lines = ["| # | paper | slug | status | claims | quick | standard | full (GPU) |",
+             "|---|---|---|---|---|---|---|---|"]
+    for p in registry.PAPERS:
+        n_claims = len(importlib.import_module(f"{p.module}.claims").CLAIMS) if p.has_claims() else "-"
+        title = f"[{p.title}]({p.url})" if p.url else p.title
+        scores = [_scale_score(results[s], p.slug, s) for s in ("quick", "standard", "full")]
+        lines.append(f"| {p.number:02d} | {title} | `{p.slug}` | {p.status} | {n_claims} | " + " | ".join(scores) + " |")
+    return "\n".join(lines)
+
+
+def update_readme(path: str | os.PathLike = README, results_dir: str | os.PathLike = RESULTS_DIR) -> bool:
+    """Rewrite the paper table between the README's markers; return whether it changed."""
+    path = Path(path)
+    text = path.read_text(encoding="utf-8")
+    start, end = MARKERS
+    if start not in text or end not in text:
+        raise ValueError(f"path {path} must contain the markers {start} and {end}")
+    head, rest = text.split(start, 1)
+    _, tail = rest.split(end, 1)
+    new = f"{head}{start}\n{papers_table(results_dir)}\n{end}{tail}"
+    if new != text:
+        atomic.write_text(path, new)
+    return new != text
