@@ -17,7 +17,7 @@ PAPER  ?= data_mixing
 TESTENV := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 CUDA_VISIBLE_DEVICES= MPLBACKEND=Agg \
            PLOTLY_RENDERER=plotly_mimetype ICML26_HEADLESS=1 PYTHONHASHSEED=0
 
-.PHONY: reproduce test lint unit notebooks lab report bench list clean
+.PHONY: reproduce test lint unit notebooks ui lab explore report bench list clean
 
 $(STAMP): requirements/ci.lock pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -28,7 +28,7 @@ $(STAMP): requirements/ci.lock pyproject.toml
 reproduce: $(STAMP)
 	$(PY) -m icml26 reproduce --papers "$(PAPERS)" --scale "$(SCALE)" --seed "$(SEED)" --device "$(DEVICE)" --jobs "$(JOBS)"
 
-test: lint unit notebooks
+test: lint unit notebooks ui
 
 lint: $(STAMP)
 	$(PY) -m ruff check lib tests benchmarks notebooks
@@ -38,6 +38,12 @@ unit: $(STAMP)
 
 notebooks: $(STAMP)
 	$(TESTENV) $(PY) -m pytest -n 2 --timeout 900 tests/test_notebooks.py
+
+ui: $(STAMP)
+	$(TESTENV) $(PY) -m pytest -p no:xdist --timeout 600 tests/ui
+
+explore: $(STAMP)
+	$(PY) -m icml26 explore "$(PAPER)"
 
 lab: $(STAMP)
 	$(PY) -m jupyter lab notebooks/

@@ -93,3 +93,32 @@ def test_experiments_and_claims_do_not_import_jupyter_or_plotly():
             + "print(','.join(bad))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "", f"experiment/claims import {out}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
+def test_notebook_is_tidy_with_badges_and_colab_line(path):
+    from icml26 import notebook_tidy
+
+    assert notebook_tidy.tidied(path) == path.read_text(encoding="utf-8"), \
+        f"{path.name} is not tidy: run `python -m icml26 tidy` and commit"
+    text = path.read_text(encoding="utf-8")
+    assert "colab-badge.svg" in text and "mybinder.org/badge_logo.svg" in text
+
+
+def test_tidy_clears_outputs_and_is_idempotent(tmp_path):
+    import shutil
+
+    from icml26 import notebook_tidy
+
+    nb_path = tmp_path / "copy.ipynb"
+    shutil.copy(registry.START_HERE, nb_path)
+    nb = load(nb_path)
+    nb["cells"][2]["outputs"] = [{"output_type": "stream", "name": "stdout", "text": "x"}]
+    nb["cells"][2]["execution_count"] = 3
+    nb_path.write_text(json.dumps(nb))
+    assert notebook_tidy.tidy(nb_path) is True
+    assert notebook_tidy.tidy(nb_path) is False
+    cells = code_cells(load(nb_path))
+    assert all(not c["outputs"] and c["execution_count"] is None for c in cells)
+    assert source(cells[1]).count(notebook_tidy.COLAB_MARK) == 1
+    assert source(load(nb_path)["cells"][0]).count("colab-badge.svg") == 1

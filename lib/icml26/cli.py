@@ -1,4 +1,4 @@
-"""Command line: ``python -m icml26 list | run SLUG | reproduce | report | readme | bench``.
+"""Command line: ``python -m icml26 list | run SLUG | reproduce | report | readme | tidy | explore SLUG | bench``.
 
 ``run`` executes a paper's experiment and checks its claims without Jupyter (how a bare GPU machine
 runs ``--scale full``); ``reproduce`` executes notebooks through papermill and writes the scoreboard.
@@ -126,6 +126,32 @@ def cmd_readme(args) -> int:
     return 0
 
 
+def cmd_explore(args) -> int:
+    from icml26 import serve
+
+    try:
+        path = serve.explorer_path(args.slug)
+        server = serve.start("voila", path, timeout=args.timeout)
+    except (ValueError, RuntimeError) as exc:
+        raise UsageError(str(exc)) from None
+    print(f"{args.slug} explorer: {server.url}/  (Ctrl-C stops the server)", flush=True)
+    try:
+        server.process.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+    return 0
+
+
+def cmd_tidy(args) -> int:
+    from icml26 import notebook_tidy
+
+    changed = notebook_tidy.tidy_all()
+    print("\n".join(str(p.relative_to(registry.ROOT)) for p in changed) or "notebooks already tidy")
+    return 0
+
+
 def cmd_bench(args) -> int:
     papers = _papers(args.papers)
     scripts = [(p.slug, BENCHMARKS / f"{p.slug}.py") for p in papers if (BENCHMARKS / f"{p.slug}.py").exists()]
@@ -172,6 +198,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("readme", help="rewrite the README's paper table from results/*.jsonl").set_defaults(
         func=cmd_readme)
+
+    exp = sub.add_parser("explore", help="serve a paper's explorer as a standalone Voila page on loopback")
+    exp.add_argument("slug")
+    exp.add_argument("--timeout", type=float, default=90, help="seconds to wait for the server")
+    exp.set_defaults(func=cmd_explore)
+
+    sub.add_parser("tidy", help="clear notebook outputs, add badges and the Colab install line").set_defaults(
+        func=cmd_tidy)
 
     bench = sub.add_parser("bench", help="run the speed benchmarks")
     bench.add_argument("--papers", default="")

@@ -71,6 +71,12 @@ PAPERS: tuple[Paper, ...] = (
     Paper(19, "apo_alignment", "Autonomous preference optimization across drifting sources (APO)", "2510.04142"),
 )
 SLUGS: tuple[str, ...] = tuple(p.slug for p in PAPERS)
+EXPLORERS: dict[str, str] = {
+    "data_mixing": "01_data_mixing/1_idea.ipynb",
+    "attention_sink": "04_attention_sink/1_idea.ipynb",
+    "otp_fm": "07_otp_fm/1_idea.ipynb",
+}
+"""The three explorers the project is known for, relative to ``notebooks/`` (``make explore PAPER=slug``)."""
 START_HERE = NOTEBOOKS / "00_start_here.ipynb"
 
 

@@ -171,7 +171,8 @@ def papers_table(results_dir: str | os.PathLike = RESULTS_DIR) -> str:
         n_claims = len(importlib.import_module(f"{p.module}.claims").CLAIMS) if p.has_claims() else "-"
         title = f"[{p.title}]({p.url})" if p.url else p.title
         scores = [_scale_score(results[s], p.slug, s) for s in ("quick", "standard", "full")]
-        lines.append(f"| {p.number:02d} | {title} | `{p.slug}` | {p.status} | {n_claims} | " + " | ".join(scores) + " |")
+        cells = [f"{p.number:02d}", title, f"`{p.slug}`", p.status, str(n_claims), *scores]
+        lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 

@@ -34,9 +34,11 @@ from icml26.runtime import check_scale
 
 STATUSES = ("ok", "claim_miss", "no_claims", "error", "timeout")
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
+"""Kernels draw with Jupyter's inline backend even when the caller set ``MPLBACKEND=Agg``, so figures are kept."""
 HEADLESS_ENV = {
     "ICML26_HEADLESS": "1",
-    "MPLBACKEND": "Agg",
+    "MPLBACKEND": INLINE_BACKEND,
     "PYTHONHASHSEED": "0",
     "PYDEVD_DISABLE_FILE_VALIDATION": "1",
 }

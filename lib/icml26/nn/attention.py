@@ -1,0 +1,321 @@
+"""Multi-head attention with pluggable variants, exact (materialised) scores and per-head hooks.
+
+Shared block: used by ``attention_sink`` and meant for every paper that needs a small, inspectable
+attention layer (``icl_finetuning``, ``air_reasoning``, ``apo_alignment``, ``tool_guard``).
+
+Variants (``VARIANTS``), for one head with scores ``s_{t,j} = q_t . k_j / sqrt(d_h)``:
+
+* ``"vanilla"``: ``A = softmax_j(s)``, ``O_t = sum_j A_{t,j} v_j``.
+* ``"sink"``: GPT-OSS style sink attention. A learned scalar logit per head is appended as an extra
+  softmax column and dropped afterwards, so each row of ``A`` sums to ``1 - P_sink < 1``.
+* ``"gated_head"``: Qwen3-Next / Qiu et al. (2025) gated attention with one sigmoid gate per head and
+  query, ``O_t = sigmoid(x_t w_h) * softmax-attention``.
+* ``"gated_elem"``: the same with one gate per head channel (the Qwen3-Next default).
+* ``"linear"``: kernelised linear attention with feature map ``elu(x) + 1`` (Katharopoulos et al., 2020),
+  computed in its materialised form so that its (normalised) weights can be inspected too.
+
+Every call returns an :class:`AttentionResult` with the per-head output, the log-sum-exp of the scores
+over the real keys, and the per-head *gate*: the share of the output that the head lets through.
+For ``vanilla`` that is ``1 - A_{t,0}`` (mass not spent on the first key, computed as
+``sigmoid(LSE_{j>=1} - s_{t,0})``), for ``sink`` it is ``sum_j A_{t,j} = sigmoid(LSE - sink_h)``, for the
+gated variants the sigmoid gate (channel mean for ``gated_elem``), and ``None`` for ``linear``.
+
+Hooks, on :class:`MultiHeadAttention`:
+
+* ``logit_prior``: an additive tensor broadcast to the scores ``(B, H, T, S)`` before the softmax
+  (for ``linear`` it multiplies the kernel by ``exp(prior)``, the same thing in log space);
+* ``head_scale``: a ``(H,)`` tensor multiplying each head's output (0 ablates a head);
+* ``add_qkv_hook(fn)``: ``fn(module, q, k, v)`` may return a new ``(q, k, v)`` (e.g. zero a value);
+* ``add_head_hook(fn)``: ``fn(module, result)`` sees the :class:`AttentionResult` and may return a new
+  per-head output ``(B, H, T, d_h)``;
+* context managers :func:`capture_attention` and :func:`ablate_heads`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+VARIANTS = ("vanilla", "sink", "gated_head", "gated_elem", "linear")
+
+
+@dataclass
+class AttentionResult:
+    """What one attention call computed, per head.
+
+    ``out``: ``(B, H, T, d_h)`` per-head output (after any gate); ``weights``: ``(B, H, T, S)`` attention
+    weights when asked for, else ``None`` (sink rows sum to less than one); ``lse``: ``(B, H, T)``
+    log-sum-exp of the (masked) scores over the real keys (``None`` for ``linear``); ``gate``:
+    ``(B, H, T)`` the head's gate as described in the module docstring (``None`` for ``linear``);
+    ``values``: ``(B, H, S, d_h)`` the value vectors (after qkv hooks).
+    """
+
+    out: torch.Tensor
+    weights: torch.Tensor | None
+    lse: torch.Tensor | None
+    gate: torch.Tensor | None
+    values: torch.Tensor | None = None
+
+
+def _check_variant(variant: str) -> str:
+    if variant not in VARIANTS:
+        raise ValueError(f"variant must be one of {', '.join(VARIANTS)}; got {variant!r}")
+    return variant
+
+
+def causal_mask(t: int, s: int | None = None, device=None) -> torch.Tensor:
+    """Boolean ``(t, s)`` mask, True where query ``i`` may see key ``j`` (queries are the last ``t`` keys)."""
+    s = t if s is None else s
+    if t < 1 or s < t:
+        raise ValueError(f"causal_mask needs 1 <= t <= s; got t={t}, s={s}")
+    i = torch.arange(t, device=device)[:, None] + (s - t)
+    j = torch.arange(s, device=device)[None, :]
+    return j <= i
+
+
+def _safe_lse(x: torch.Tensor) -> torch.Tensor:
+    """``logsumexp`` over the last axis that is ``-inf`` for all-masked rows and never back-propagates NaN."""
+    empty = ~torch.isfinite(x).any(-1)
+    out = torch.logsumexp(x.masked_fill(empty.unsqueeze(-1), 0.0), dim=-1)
+    return out.masked_fill(empty, float("-inf"))
+
+
+def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, variant: str = "vanilla",
+              causal: bool = True, sink_logit: torch.Tensor | None = None, gate_logit: torch.Tensor | None = None,
+              logit_prior: torch.Tensor | None = None, key_mask: torch.Tensor | None = None,
+              need_weights: bool = False) -> AttentionResult:
+    """Batched attention of one of :data:`VARIANTS` with exact scores.
+
+    ``q``: ``(B, H, T, d)``, ``k``, ``v``: ``(B, H, S, d)``. ``sink_logit``: ``(H,)`` (variant ``sink``).
+    ``gate_logit``: ``(B, H, T)`` (``gated_head``) or ``(B, H, T, d)`` (``gated_elem``). ``logit_prior``:
+    broadcastable to ``(B, H, T, S)``. ``key_mask``: boolean, broadcastable to ``(B, H, T, S)``, True where
+    a key may be seen (combined with the causal mask). Scores are computed in at least float32.
+    """
+    _check_variant(variant)
+    if q.dim() != 4 or k.dim() != 4 or v.dim() != 4:
+        raise ValueError(f"q, k, v must be 4-D (B, H, T, d); got shapes {tuple(q.shape)}, {tuple(k.shape)}, "
+                         f"{tuple(v.shape)}")
+    b, h, t, d = q.shape
+    if k.shape[:2] != (b, h) or k.shape[3] != d or v.shape[:3] != k.shape[:3]:
+        raise ValueError(f"k must be (B, H, S, d) and v (B, H, S, d_v) matching q {tuple(q.shape)}; got "
+                         f"k {tuple(k.shape)}, v {tuple(v.shape)}")
+    s = k.shape[2]
+    if causal and s < t:
+        raise ValueError(f"causal attention needs at least as many keys as queries; got T={t}, S={s}")
+    if variant == "sink":
+        if sink_logit is None or sink_logit.shape != (h,):
+            raise ValueError(f"variant 'sink' needs sink_logit of shape ({h},); got "
+                             f"{None if sink_logit is None else tuple(sink_logit.shape)}")
+    if variant in ("gated_head", "gated_elem"):
+        want = (b, h, t) if variant == "gated_head" else (b, h, t, v.shape[3])
+        if gate_logit is None or tuple(gate_logit.shape) != want:
+            raise ValueError(f"variant {variant!r} needs gate_logit of shape {want}; got "
+                             f"{None if gate_logit is None else tuple(gate_logit.shape)}")
+    work = torch.promote_types(q.dtype, torch.float32)
+    allowed = None
+    if causal:
+        allowed = causal_mask(t, s, device=q.device)
+    if key_mask is not None:
+        if key_mask.dtype != torch.bool:
+            raise ValueError(f"key_mask must be a boolean tensor; got dtype {key_mask.dtype}")
+        allowed = key_mask if allowed is None else (allowed & key_mask)
+
+    if variant == "linear":
+        fq = F.elu(q.to(work)) + 1
+        fk = F.elu(k.to(work)) + 1
+        kern = fq @ fk.transpose(-1, -2)
+        if logit_prior is not None:
+            kern = kern * torch.exp(logit_prior.to(work))
+        if allowed is not None:
+            kern = kern.masked_fill(~allowed, 0.0)
+        weights = kern / kern.sum(-1, keepdim=True).clamp_min(1e-12)
+        out = (weights @ v.to(work)).to(v.dtype)
+        return AttentionResult(out, weights if need_weights else None, None, None, v)
+
+    scores = (q.to(work) @ k.to(work).transpose(-1, -2)) / math.sqrt(d)
+    if logit_prior is not None:
+        scores = scores + logit_prior.to(work)
+    if allowed is not None:
+        scores = scores.masked_fill(~allowed, float("-inf"))
+    lse = _safe_lse(scores)  # (B, H, T) over the real keys
+    if variant == "sink":
+        sink = sink_logit.to(work).view(1, h, 1)
+        total = torch.logaddexp(lse, sink.expand_as(lse))
+        weights = torch.exp(scores - total.unsqueeze(-1))
+        gate = torch.sigmoid(lse - sink)
+    else:
+        weights = torch.exp(scores - lse.unsqueeze(-1))
+        # mass not on key 0: sigmoid(LSE_{j>=1} - s_0); exactly 0 where key 0 is the only visible key
+        rest = _safe_lse(scores[..., 1:]) if s > 1 else torch.full_like(lse, float("-inf"))
+        gate = torch.sigmoid(rest - scores[..., 0])
+    weights = torch.nan_to_num(weights, nan=0.0)  # fully masked rows
+    out = weights @ v.to(work)
+    if variant == "gated_head":
+        g = torch.sigmoid(gate_logit.to(work))
+        out = out * g.unsqueeze(-1)
+        gate = g
+    elif variant == "gated_elem":
+        g = torch.sigmoid(gate_logit.to(work))
+        out = out * g
+        gate = g.mean(-1)
+    return AttentionResult(out.to(v.dtype), weights if need_weights else None, lse, gate, v)
+
+
+def rope_cache(t: int, d: int, base: float = 10000.0, device=None, dtype=torch.float32):
+    """Cosine and sine tables ``(t, d/2)`` for rotary position embeddings."""
+    if d % 2:
+        raise ValueError(f"rotary embeddings need an even head dimension; got {d}")
+    inv = 1.0 / (base ** (torch.arange(0, d, 2, device=device, dtype=torch.float64) / d))
+    ang = torch.arange(t, device=device, dtype=torch.float64)[:, None] * inv[None, :]
+    return ang.cos().to(dtype), ang.sin().to(dtype)
+
+
+def apply_rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+    """Rotate pairs of channels (half-split convention) of ``x`` ``(..., T, d)``."""
+    x1, x2 = x.chunk(2, dim=-1)
+    return torch.cat([x1 * cos - x2 * sin, x1 * sin + x2 * cos], dim=-1)
+
+
+class MultiHeadAttention(nn.Module):
+    """Multi-head self-attention over ``(B, T, d_model)`` with a variant from :data:`VARIANTS`.
+
+    ``forward(x, need_weights=False)`` returns ``(y, result)``: the layer output ``(B, T, d_model)`` and
+    the :class:`AttentionResult` of the heads. See the module docstring for the hooks.
+    """
+
+    def __init__(self, d_model: int, n_heads: int, variant: str = "vanilla", *, causal: bool = True,
+                 rope: bool = True, rope_base: float = 10000.0, bias: bool = False):
+        super().__init__()
+        if not isinstance(d_model, int) or d_model < 1:
+            raise ValueError(f"d_model must be a positive integer; got {d_model!r}")
+        if not isinstance(n_heads, int) or n_heads < 1 or d_model % n_heads:
+            raise ValueError(f"n_heads must be a positive integer dividing d_model={d_model}; got {n_heads!r}")
+        self.variant = _check_variant(variant)
+        self.d_model, self.n_heads, self.d_head = d_model, n_heads, d_model // n_heads
+        if rope and self.d_head % 2:
+            raise ValueError(f"rope needs an even head dimension; d_model/n_heads = {self.d_head}")
+        self.causal, self.rope, self.rope_base = causal, rope, rope_base
+        self.q_proj = nn.Linear(d_model, d_model, bias=bias)
+        self.k_proj = nn.Linear(d_model, d_model, bias=bias)
+        self.v_proj = nn.Linear(d_model, d_model, bias=bias)
+        self.o_proj = nn.Linear(d_model, d_model, bias=bias)
+        self.sink = nn.Parameter(torch.zeros(n_heads)) if variant == "sink" else None
+        if variant == "gated_head":
+            self.gate_proj = nn.Linear(d_model, n_heads, bias=bias)
+        elif variant == "gated_elem":
+            self.gate_proj = nn.Linear(d_model, d_model, bias=bias)
+        else:
+            self.gate_proj = None
+        self.logit_prior: torch.Tensor | None = None
+        self.head_scale: torch.Tensor | None = None
+        self.capture = False
+        self.captured: AttentionResult | None = None
+        self._qkv_hooks: list[Callable] = []
+        self._head_hooks: list[Callable] = []
+
+    def add_qkv_hook(self, fn: Callable) -> Callable[[], None]:
+        """Register ``fn(module, q, k, v) -> (q, k, v) | None``; returns a function that removes it."""
+        if not callable(fn):
+            raise ValueError("fn must be callable")
+        self._qkv_hooks.append(fn)
+        return lambda: self._qkv_hooks.remove(fn) if fn in self._qkv_hooks else None
+
+    def add_head_hook(self, fn: Callable) -> Callable[[], None]:
+        """Register ``fn(module, result) -> per-head output | None``; returns a function that removes it."""
+        if not callable(fn):
+            raise ValueError("fn must be callable")
+        self._head_hooks.append(fn)
+        return lambda: self._head_hooks.remove(fn) if fn in self._head_hooks else None
+
+    def split(self, x: torch.Tensor) -> torch.Tensor:
+        """``(B, T, d_model)`` -> ``(B, H, T, d_head)``."""
+        b, t, _ = x.shape
+        return x.view(b, t, self.n_heads, -1).transpose(1, 2)
+
+    def forward(self, x: torch.Tensor, need_weights: bool = False,
+                key_mask: torch.Tensor | None = None) -> tuple[torch.Tensor, AttentionResult]:
+        if x.dim() != 3 or x.shape[-1] != self.d_model:
+            raise ValueError(f"x must be (B, T, {self.d_model}); got {tuple(x.shape)}")
+        b, t, _ = x.shape
+        q, k, v = self.split(self.q_proj(x)), self.split(self.k_proj(x)), self.split(self.v_proj(x))
+        if self.rope:
+            cos, sin = rope_cache(t, self.d_head, self.rope_base, device=x.device, dtype=x.dtype)
+            q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)
+        for fn in self._qkv_hooks:
+            new = fn(self, q, k, v)
+            if new is not None:
+                q, k, v = new
+        gate_logit = None
+        if self.variant == "gated_head":
+            gate_logit = self.gate_proj(x).transpose(1, 2)  # (B, H, T)
+        elif self.variant == "gated_elem":
+            gate_logit = self.split(self.gate_proj(x))
+        res = attention(q, k, v, variant=self.variant, causal=self.causal, sink_logit=self.sink,
+                        gate_logit=gate_logit, logit_prior=self.logit_prior, key_mask=key_mask,
+                        need_weights=need_weights or self.capture)
+        for fn in self._head_hooks:
+            new = fn(self, res)
+            if new is not None:
+                if new.shape != res.out.shape:
+                    raise ValueError(f"a head hook must return a tensor of shape {tuple(res.out.shape)}; "
+                                     f"got {tuple(new.shape)}")
+                res.out = new
+        out = res.out
+        if self.head_scale is not None:
+            if self.head_scale.shape != (self.n_heads,):
+                raise ValueError(f"head_scale must have shape ({self.n_heads},); got {tuple(self.head_scale.shape)}")
+            out = out * self.head_scale.to(out).view(1, -1, 1, 1)
+        if self.capture:
+            self.captured = AttentionResult(*(None if z is None else z.detach() for z in
+                                              (out, res.weights, res.lse, res.gate, res.values)))
+        y = self.o_proj(out.transpose(1, 2).reshape(b, t, self.d_model))
+        return y, res
+
+
+def attention_modules(model: nn.Module) -> list[MultiHeadAttention]:
+    """All :class:`MultiHeadAttention` layers of ``model``, in module order."""
+    mods = [m for m in model.modules() if isinstance(m, MultiHeadAttention)]
+    if not mods:
+        raise ValueError("model contains no MultiHeadAttention layer")
+    return mods
+
+
+@contextlib.contextmanager
+def capture_attention(model: nn.Module) -> Iterator[list[MultiHeadAttention]]:
+    """Within the block every attention layer keeps its last (detached) result in ``.captured``."""
+    mods = attention_modules(model)
+    old = [m.capture for m in mods]
+    for m in mods:
+        m.capture = True
+    try:
+        yield mods
+    finally:
+        for m, c in zip(mods, old):
+            m.capture = c
+
+
+@contextlib.contextmanager
+def ablate_heads(model: nn.Module, heads: Iterable[tuple[int, int]]) -> Iterator[None]:
+    """Zero the outputs of the given ``(layer, head)`` pairs within the block."""
+    mods = attention_modules(model)
+    old = [m.head_scale for m in mods]
+    scales = [torch.ones(m.n_heads) if s is None else s.clone() for m, s in zip(mods, old)]
+    for pair in heads:
+        layer, head = pair
+        if not 0 <= layer < len(mods) or not 0 <= head < mods[layer].n_heads:
+            raise ValueError(f"heads must be (layer, head) with 0 <= layer < {len(mods)} and "
+                             f"0 <= head < {mods[0].n_heads}; got {pair}")
+        scales[layer][head] = 0.0
+    try:
+        for m, s in zip(mods, scales):
+            m.head_scale = s
+        yield
+    finally:
+        for m, s in zip(mods, old):
+            m.head_scale = s

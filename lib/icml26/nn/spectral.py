@@ -1,0 +1,305 @@
+"""Polynomial spectral filters on the symmetric normalised Laplacian (shared block).
+
+``L = I - D^{-1/2} A D^{-1/2}`` has its spectrum in ``[0, 2]``. A spectral filter ``g(L) x = U g(Λ) U^T x``
+is approximated by a polynomial in ``L`` so that only products with ``L`` are needed (sparse on big graphs,
+dense and batched on many small graphs). Three bases are provided:
+
+* Chebyshev (ChebNet, Defferrard et al. 2016): ``sum_k c_k T_k(L - I) x`` (``λ_max = 2``).
+* Bernstein (BernNet, He et al. 2021): ``sum_k θ_k C(K,k) / 2^K (2I - L)^{K-k} L^k x``.
+* ChebNetII (He et al. 2022): Chebyshev interpolation of learnable values ``γ_j`` at the Chebyshev nodes
+  ``x_j = cos((j + 1/2) π / (K+1))``, ``c_k = 2/(K+1) sum_j γ_j T_k(x_j)``, output ``c_0/2 x + sum_k c_k T_k x``.
+
+``L`` may be a dense tensor ``(n, n)`` / ``(B, n, n)`` or a sparse ``(N, N)`` tensor (one big or block-diagonal
+graph); ``x`` has shape ``(n, C)`` or ``(B, n, C)``. Coefficients are shared by all channels (shape ``(K+1,)``)
+or per channel (shape ``(K+1, C)``). The ``*_response`` functions evaluate the same polynomials on eigenvalues,
+which is how the filters are checked against dense eigendecomposition filtering (:func:`eig_filter`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import nn
+
+__all__ = [
+    "normalized_laplacian", "dense_normalized_laplacian", "laplacian_matmul", "chebyshev_basis",
+    "chebyshev_filter", "chebyshev_response", "bernstein_filter", "bernstein_response", "chebii_nodes",
+    "chebii_coefficients", "chebii_filter", "chebii_response", "eig_filter", "ChebConv", "BernProp", "ChebIIProp",
+]
+
+
+# ----------------------------------------------------------------------------------------------- Laplacians
+def _check_edge_index(edge_index, num_nodes: int) -> None:
+    if not isinstance(edge_index, torch.Tensor) or edge_index.dim() != 2 or edge_index.shape[0] != 2:
+        raise ValueError(f"edge_index must be a (2, E) integer tensor; got {getattr(edge_index, 'shape', edge_index)}")
+    if edge_index.dtype not in (torch.int64, torch.int32):
+        raise ValueError(f"edge_index must hold integers; got dtype {edge_index.dtype}")
+    if isinstance(num_nodes, bool) or not isinstance(num_nodes, int) or num_nodes < 1:
+        raise ValueError(f"num_nodes must be a positive integer; got {num_nodes!r}")
+    if edge_index.numel() and (int(edge_index.min()) < 0 or int(edge_index.max()) >= num_nodes):
+        raise ValueError(f"edge_index entries must lie in [0, num_nodes={num_nodes})")
+
+
+def normalized_laplacian(edge_index: torch.Tensor, num_nodes: int, edge_weight: torch.Tensor | None = None,
+                         dtype: torch.dtype = torch.float32, device=None) -> torch.Tensor:
+    """Sparse ``L = I - D^{-1/2} A D^{-1/2}`` (COO, coalesced) of a graph given by ``edge_index``.
+
+    The graph is taken as given (pass both directions for an undirected graph); self-loops in ``edge_index``
+    are dropped. Isolated nodes get degree 0, a zero row in ``D^{-1/2} A D^{-1/2}`` and ``L_vv = 1`` (no NaN).
+    """
+    _check_edge_index(edge_index, num_nodes)
+    device = edge_index.device if device is None else torch.device(device)
+    edge_index = edge_index.to(device=device, dtype=torch.int64)
+    keep = edge_index[0] != edge_index[1]
+    row, col = edge_index[0][keep], edge_index[1][keep]
+    if edge_weight is None:
+        w = torch.ones(row.numel(), dtype=dtype, device=device)
+    else:
+        if edge_weight.shape != (edge_index.shape[1],):
+            raise ValueError(f"edge_weight must have shape (E,) = ({edge_index.shape[1]},); "
+                             f"got {tuple(edge_weight.shape)}")
+        w = edge_weight.to(device=device, dtype=dtype)[keep]
+    deg = torch.zeros(num_nodes, dtype=dtype, device=device).index_add_(0, row, w)
+    dinv = torch.where(deg > 0, deg.clamp_min(1e-30).rsqrt(), torch.zeros_like(deg))
+    vals = -dinv[row] * w * dinv[col]
+    diag = torch.arange(num_nodes, device=device)
+    idx = torch.cat([torch.stack([row, col]), torch.stack([diag, diag])], dim=1)
+    vals = torch.cat([vals, torch.ones(num_nodes, dtype=dtype, device=device)])
+    return torch.sparse_coo_tensor(idx, vals, (num_nodes, num_nodes), check_invariants=False).coalesce()
+
+
+def dense_normalized_laplacian(adj: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+    """Dense (batched) ``L = I - D^{-1/2} A D^{-1/2}`` for ``adj`` of shape ``(n, n)`` or ``(B, n, n)``.
+
+    ``mask`` (``(n,)`` / ``(B, n)`` bool) marks real nodes; padded nodes get all-zero rows and columns.
+    Isolated real nodes get ``L_vv = 1``.
+    """
+    if not isinstance(adj, torch.Tensor) or adj.dim() not in (2, 3) or adj.shape[-1] != adj.shape[-2]:
+        raise ValueError(f"adj must be a square (n, n) or (B, n, n) tensor; got {getattr(adj, 'shape', adj)}")
+    if not adj.is_floating_point():
+        adj = adj.float()
+    n = adj.shape[-1]
+    if mask is None:
+        mask = torch.ones(adj.shape[:-1], dtype=torch.bool, device=adj.device)
+    elif mask.shape != adj.shape[:-1]:
+        raise ValueError(f"mask must have shape {tuple(adj.shape[:-1])}; got {tuple(mask.shape)}")
+    eye = torch.eye(n, dtype=adj.dtype, device=adj.device)
+    a = adj * (1 - eye)
+    deg = a.sum(-1)
+    dinv = torch.where(deg > 0, deg.clamp_min(1e-30).rsqrt(), torch.zeros_like(deg))
+    lap = eye - dinv.unsqueeze(-1) * a * dinv.unsqueeze(-2)
+    m = mask.to(adj.dtype)
+    return lap * m.unsqueeze(-1) * m.unsqueeze(-2)
+
+
+def laplacian_matmul(lap: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+    """``lap @ x`` for a dense (batched) or sparse ``lap``; checks that the shapes fit."""
+    if not isinstance(lap, torch.Tensor) or not isinstance(x, torch.Tensor):
+        raise ValueError("lap and x must be tensors")
+    if lap.is_sparse or lap.layout == torch.sparse_csr:
+        if x.dim() != 2 or x.shape[0] != lap.shape[0]:
+            raise ValueError(f"x must have shape ({lap.shape[0]}, C) for a sparse lap; got {tuple(x.shape)}")
+        return torch.sparse.mm(lap, x)
+    if lap.dim() not in (2, 3) or lap.shape[-1] != lap.shape[-2]:
+        raise ValueError(f"lap must be (n, n) or (B, n, n); got {tuple(lap.shape)}")
+    if x.dim() != lap.dim() or x.shape[-2] != lap.shape[-1] or (lap.dim() == 3 and x.shape[0] != lap.shape[0]):
+        raise ValueError(f"x must have shape {tuple(lap.shape[:-1])} + (C,) to match lap; got {tuple(x.shape)}")
+    return lap @ x
+
+
+def _coeffs(coeffs, name: str, channels: int) -> torch.Tensor:
+    if not isinstance(coeffs, torch.Tensor):
+        coeffs = torch.as_tensor(coeffs, dtype=torch.float32)
+    if coeffs.dim() == 1:
+        coeffs = coeffs.unsqueeze(-1)
+    if coeffs.dim() != 2 or coeffs.shape[0] < 1 or coeffs.shape[1] not in (1, channels):
+        raise ValueError(f"{name} must have shape (K+1,) or (K+1, C={channels}); got {tuple(coeffs.shape)}")
+    return coeffs
+
+
+# ----------------------------------------------------------------------------------------------- Chebyshev
+def chebyshev_basis(lap: torch.Tensor, x: torch.Tensor, K: int) -> list[torch.Tensor]:
+    """``[T_0(L - I) x, ..., T_K(L - I) x]`` by the three-term recurrence (``λ_max = 2``)."""
+    if isinstance(K, bool) or not isinstance(K, int) or K < 0:
+        raise ValueError(f"K must be a non-negative integer; got {K!r}")
+    out = [x]
+    if K >= 1:
+        out.append(laplacian_matmul(lap, x) - x)
+    for _ in range(2, K + 1):
+        out.append(2 * (laplacian_matmul(lap, out[-1]) - out[-1]) - out[-2])
+    return out
+
+
+def chebyshev_filter(lap: torch.Tensor, x: torch.Tensor, coeffs) -> torch.Tensor:
+    """``sum_k c_k T_k(L - I) x``; ``coeffs`` of shape ``(K+1,)`` or ``(K+1, C)``."""
+    c = _coeffs(coeffs, "coeffs", x.shape[-1]).to(x)
+    basis = chebyshev_basis(lap, x, c.shape[0] - 1)
+    return sum(ck * tk for ck, tk in zip(c, basis))
+
+
+def _cheb_T(t: torch.Tensor, K: int) -> torch.Tensor:
+    """``T_0(t), ..., T_K(t)`` stacked on a new first axis."""
+    out = [torch.ones_like(t)]
+    if K >= 1:
+        out.append(t)
+    for _ in range(2, K + 1):
+        out.append(2 * t * out[-1] - out[-2])
+    return torch.stack(out)
+
+
+def chebyshev_response(lam: torch.Tensor, coeffs) -> torch.Tensor:
+    """The scalar filter ``g(λ) = sum_k c_k T_k(λ - 1)``; shape ``lam.shape`` (+ ``(C,)`` for per-channel)."""
+    lam = torch.as_tensor(lam)
+    c = coeffs if isinstance(coeffs, torch.Tensor) else torch.as_tensor(coeffs, dtype=lam.dtype)
+    T = _cheb_T(lam.to(c.dtype) - 1, c.shape[0] - 1)  # (K+1, *lam)
+    if c.dim() == 1:
+        return torch.tensordot(c, T, dims=([0], [0]))
+    return torch.einsum("k...,kc->...c", T, c)
+
+
+# ----------------------------------------------------------------------------------------------- Bernstein
+def bernstein_filter(lap: torch.Tensor, x: torch.Tensor, theta) -> torch.Tensor:
+    """BernNet: ``sum_k θ_k C(K,k)/2^K (2I - L)^{K-k} L^k x`` (no ReLU here; the module applies it)."""
+    th = _coeffs(theta, "theta", x.shape[-1]).to(x)
+    K = th.shape[0] - 1
+    # powers of (2I - L) applied to x, then L^k on top
+    twos = [x]
+    for _ in range(K):
+        twos.append(2 * twos[-1] - laplacian_matmul(lap, twos[-1]))
+    out = 0
+    for k in range(K + 1):
+        z = twos[K - k]
+        for _ in range(k):
+            z = laplacian_matmul(lap, z)
+        out = out + th[k] * (math.comb(K, k) / 2**K) * z
+    return out
+
+
+def bernstein_response(lam: torch.Tensor, theta) -> torch.Tensor:
+    """``g(λ) = sum_k θ_k C(K,k)/2^K (2-λ)^{K-k} λ^k``."""
+    lam = torch.as_tensor(lam)
+    th = theta if isinstance(theta, torch.Tensor) else torch.as_tensor(theta, dtype=lam.dtype)
+    K = th.shape[0] - 1
+    lam = lam.to(th.dtype)
+    B = torch.stack([math.comb(K, k) / 2**K * (2 - lam) ** (K - k) * lam**k for k in range(K + 1)])
+    if th.dim() == 1:
+        return torch.tensordot(th, B, dims=([0], [0]))
+    return torch.einsum("k...,kc->...c", B, th)
+
+
+# ----------------------------------------------------------------------------------------------- ChebNetII
+def chebii_nodes(K: int, dtype=torch.float64, device=None) -> torch.Tensor:
+    """Chebyshev nodes ``x_j = cos((K - j + 1/2) π / (K+1))``, ``j = 0..K`` (increasing, in ``(-1, 1)``)."""
+    if isinstance(K, bool) or not isinstance(K, int) or K < 0:
+        raise ValueError(f"K must be a non-negative integer; got {K!r}")
+    j = torch.arange(K + 1, dtype=dtype, device=device)
+    return torch.cos((K - j + 0.5) * math.pi / (K + 1))
+
+
+def chebii_coefficients(gamma: torch.Tensor) -> torch.Tensor:
+    """Chebyshev coefficients ``c_k = 2/(K+1) sum_j γ_j T_k(x_j)`` of the interpolant through ``(x_j, γ_j)``.
+
+    ``gamma`` has shape ``(K+1,)`` or ``(K+1, C)``; returns the same shape. ``c_0`` is returned *undivided*
+    (the filter uses ``c_0 / 2``).
+    """
+    if not isinstance(gamma, torch.Tensor) or gamma.dim() not in (1, 2) or gamma.shape[0] < 1:
+        raise ValueError(f"gamma must be a (K+1,) or (K+1, C) tensor; got {getattr(gamma, 'shape', gamma)}")
+    K = gamma.shape[0] - 1
+    xj = chebii_nodes(K, dtype=gamma.dtype, device=gamma.device)
+    T = _cheb_T(xj, K)  # (k, j)
+    return (2.0 / (K + 1)) * (T @ gamma)
+
+
+def _halve_c0(c: torch.Tensor) -> torch.Tensor:
+    scale = torch.ones(c.shape[0], dtype=c.dtype, device=c.device)
+    scale[0] = 0.5
+    return c * (scale if c.dim() == 1 else scale.unsqueeze(-1))
+
+
+def chebii_filter(lap: torch.Tensor, x: torch.Tensor, gamma: torch.Tensor) -> torch.Tensor:
+    """ChebNetII propagation: the Chebyshev interpolant of ``γ`` (values at the Chebyshev nodes) applied to ``x``."""
+    return chebyshev_filter(lap, x, _halve_c0(chebii_coefficients(gamma)))
+
+
+def chebii_response(lam: torch.Tensor, gamma: torch.Tensor) -> torch.Tensor:
+    """The scalar ChebNetII filter on eigenvalues ``lam``; equals ``γ_j`` at ``λ = x_j + 1``."""
+    return chebyshev_response(lam, _halve_c0(chebii_coefficients(gamma)))
+
+
+# ----------------------------------------------------------------------------------------------- oracle
+def eig_filter(lap: torch.Tensor, x: torch.Tensor, response) -> torch.Tensor:
+    """Reference filtering ``U g(Λ) U^T x`` by dense eigendecomposition (small graphs only).
+
+    ``response`` maps eigenvalues ``(..., n)`` to ``(..., n)`` (shared) or ``(..., n, C)`` (per channel).
+    """
+    if lap.is_sparse:
+        lap = lap.to_dense()
+    if lap.dim() not in (2, 3) or lap.shape[-1] != lap.shape[-2]:
+        raise ValueError(f"lap must be (n, n) or (B, n, n); got {tuple(lap.shape)}")
+    lam, U = torch.linalg.eigh(lap)
+    g = response(lam)
+    z = U.transpose(-1, -2) @ x
+    z = z * (g.unsqueeze(-1) if g.dim() == lam.dim() else g)
+    return U @ z
+
+
+# ----------------------------------------------------------------------------------------------- modules
+def _check_K(K) -> int:
+    if isinstance(K, bool) or not isinstance(K, int) or K < 0:
+        raise ValueError(f"K must be a non-negative integer; got {K!r}")
+    return K
+
+
+class ChebConv(nn.Module):
+    """ChebNet layer: ``sum_k T_k(L - I) x W_k (+ b)`` (one weight matrix per order, as PyG's ``ChebConv``)."""
+
+    def __init__(self, in_channels: int, out_channels: int, K: int, bias: bool = True):
+        super().__init__()
+        if in_channels < 1 or out_channels < 1:
+            raise ValueError(f"in_channels and out_channels must be >= 1; got {in_channels}, {out_channels}")
+        self.K = _check_K(K)
+        self.lins = nn.ModuleList(nn.Linear(in_channels, out_channels, bias=False) for _ in range(K + 1))
+        self.bias = nn.Parameter(torch.zeros(out_channels)) if bias else None
+
+    def forward(self, x: torch.Tensor, lap: torch.Tensor) -> torch.Tensor:
+        out = sum(lin(t) for lin, t in zip(self.lins, chebyshev_basis(lap, x, self.K)))
+        return out if self.bias is None else out + self.bias
+
+
+class BernProp(nn.Module):
+    """BernNet propagation with ``ReLU(θ_k)`` (non-negative filter), ``θ`` initialised to 1 (all-pass)."""
+
+    def __init__(self, K: int, channels: int | None = None):
+        super().__init__()
+        self.K = _check_K(K)
+        shape = (K + 1,) if channels is None else (K + 1, channels)
+        self.theta = nn.Parameter(torch.ones(shape))
+
+    def coefficients(self) -> torch.Tensor:
+        return torch.relu(self.theta)
+
+    def response(self, lam: torch.Tensor) -> torch.Tensor:
+        return bernstein_response(lam, self.coefficients().to(torch.as_tensor(lam).dtype))
+
+    def forward(self, x: torch.Tensor, lap: torch.Tensor) -> torch.Tensor:
+        return bernstein_filter(lap, x, self.coefficients())
+
+
+class ChebIIProp(nn.Module):
+    """ChebNetII propagation with ``ReLU(γ_j)`` at the Chebyshev nodes, ``γ`` initialised to 1 (all-pass)."""
+
+    def __init__(self, K: int, channels: int | None = None):
+        super().__init__()
+        self.K = _check_K(K)
+        shape = (K + 1,) if channels is None else (K + 1, channels)
+        self.gamma = nn.Parameter(torch.ones(shape))
+
+    def values(self) -> torch.Tensor:
+        return torch.relu(self.gamma)
+
+    def response(self, lam: torch.Tensor) -> torch.Tensor:
+        return chebii_response(lam, self.values().to(torch.as_tensor(lam).dtype))
+
+    def forward(self, x: torch.Tensor, lap: torch.Tensor) -> torch.Tensor:
+        return chebii_filter(lap, x, self.values())

@@ -1,0 +1,184 @@
+"""The reproduction experiment of ca_pg (note §6, §7): variance, exact identities, inclusion estimators, training.
+
+``run(config, device, seed)`` returns plain python numbers/lists:
+
+* ``variance``: single-sample trace-variance of V-PG and CA-PG w.r.t. the logits vs K (claim 1);
+* ``exact``: enumeration checks, N=7, K=3 (claim 2): identity error, uniform-LSR relative error, cosines;
+* ``inclusion``: quadrature / Gumbel-MC / with-replacement inclusion probabilities (claim 3);
+* ``training``: learning curves of CA-PG and every baseline in the two-tower world (claims 4, 5);
+* ``alignment``: the same with an anti-aligned LSR (claim 6).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import torch
+
+from icml26.papers.ca_pg.analysis import exact_gradients, inclusion_errors, variance_probe
+from icml26.papers.ca_pg.method import lsr_scores
+from icml26.papers.ca_pg.training import make_world, max_drop_after, steps_to, train
+
+CONFIGS = {
+    "quick": {
+        "variance": {"n_items": 200, "ks": [1, 5, 20, 50], "n_samples": 300, "n_mc": 32, "tau": 0.1},
+        "exact": {"n_items": 7, "k": 3, "n_contexts": 16, "aligned_taus": [0.02, 0.1], "anti_tau": 0.02},
+        "inclusion": {"n_items": 50, "k": 10, "n_mc": 2000, "top": 5},
+        "training": {"n_items": 500, "n_users": 200, "d": 16, "ks": [10, 100], "steps": 100, "n_seeds": 1,
+                     "batch": 32, "lr": 0.05, "tau": 0.01, "n_mc": 16, "eval_every": 10, "eval_users": 60,
+                     "eval_sets": 8, "estimators": ["capg", "vpg_mean", "vpg"]},
+        "stability": None,
+        "alignment": None,
+        "digits": None,
+    },
+    "standard": {
+        "variance": {"n_items": 200, "ks": [1, 5, 20, 50, 100], "n_samples": 400, "n_mc": 32, "tau": 0.1},
+        "exact": {"n_items": 7, "k": 3, "n_contexts": 32, "aligned_taus": [0.02, 0.1], "anti_tau": 0.02},
+        "inclusion": {"n_items": 50, "k": 10, "n_mc": 4000, "top": 5},
+        "training": {"n_items": 1000, "n_users": 300, "d": 16, "ks": [10, 100], "steps": 300, "n_seeds": 3,
+                     "batch": 32, "lr": 0.05, "tau": 0.01, "n_mc": 16, "eval_every": 10, "eval_users": 60,
+                     "eval_sets": 8,
+                     "estimators": ["capg", "capg_mean", "vpg_mean", "vpg", "topk_wr", "distill"]},
+        "stability": {"k": 100, "n_seeds": 5, "estimators": ["capg", "vpg_mean", "vpg"]},
+        "alignment": {"k": 5, "n_seeds": 3, "steps": 300, "shift": 1.0, "estimators": ["capg", "vpg_mean", "vpg"]},
+        "digits": {"n_users": 200, "ks": [10, 100], "steps": 200, "n_seeds": 1,
+                   "estimators": ["capg", "vpg_mean", "vpg"]},
+    },
+    "full": {
+        "variance": {"n_items": 2000, "ks": [1, 5, 20, 50, 100, 500], "n_samples": 2000, "n_mc": 32, "tau": 0.1},
+        "exact": {"n_items": 8, "k": 3, "n_contexts": 64, "aligned_taus": [0.02, 0.1], "anti_tau": 0.02},
+        "inclusion": {"n_items": 50, "k": 10, "n_mc": 20000, "top": 5},
+        "training": {"n_items": 20000, "n_users": 2000, "d": 16, "ks": [10, 100, 1000], "steps": 300,
+                     "n_seeds": 5, "batch": 256, "lr": 0.05, "tau": 0.01, "n_mc": 32, "eval_every": 10,
+                     "eval_users": 200, "eval_sets": 8,
+                     "estimators": ["capg", "capg_mean", "vpg_mean", "vpg", "topk_wr", "distill"]},
+        "stability": {"k": 100, "n_seeds": 5, "estimators": ["capg", "vpg_mean", "vpg"]},
+        "alignment": {"k": 5, "n_seeds": 5, "steps": 300, "shift": 1.0, "estimators": ["capg", "vpg_mean", "vpg"]},
+        "digits": {"n_users": 1000, "ks": [10, 100], "steps": 300, "n_seeds": 3,
+                   "estimators": ["capg", "capg_mean", "vpg_mean", "vpg", "topk_wr", "distill"]},
+    },
+}
+
+VPG_VARIANTS = ("vpg_mean", "vpg")
+
+
+def run_variance(cfg: dict, device, seed: int) -> dict:
+    """Claim 1: one context, f ~ N(0,1), q = sigmoid(1.5 z - 1), softmax LSR on q (note §5(a))."""
+    gen = torch.Generator(device=device).manual_seed(seed)
+    n = cfg["n_items"]
+    f = torch.randn(n, generator=gen, device=device)
+    q = torch.sigmoid(1.5 * torch.randn(n, generator=gen, device=device) - 1.0)
+    rows = [variance_probe(f, q, q, k, cfg["tau"], cfg["n_samples"], cfg["n_mc"], generator=gen) for k in cfg["ks"]]
+    return {"ks": list(cfg["ks"]), "tr_var_vpg": [r["tr_var_vpg"] for r in rows],
+            "tr_var_capg": [r["tr_var_capg"] for r in rows], "ratio": [r["ratio"] for r in rows]}
+
+
+def run_exact(cfg: dict, device, seed: int) -> dict:
+    """Claim 2: enumeration checks on C contexts with free logits (note §3.5)."""
+    gen = torch.Generator(device="cpu").manual_seed(seed)
+    c, n, k = cfg["n_contexts"], cfg["n_items"], cfg["k"]
+    f = torch.randn(c, n, generator=gen, dtype=torch.float64).to(device)
+    q = torch.sigmoid(1.5 * torch.randn(c, n, generator=gen, dtype=torch.float64) - 1.0).to(device)
+    uni = exact_gradients(f, q, q, k, math.inf)
+    aligned = {str(t): exact_gradients(f, q, lsr_scores(q, "aligned"), k, t)["cos"] for t in cfg["aligned_taus"]}
+    anti = exact_gradients(f, q, lsr_scores(q, "anti"), k, cfg["anti_tau"])
+    return {"identity_err": uni["identity_err"], "uniform_rel_err": uni["rel_err"], "uniform_cos": uni["cos"],
+            "aligned_cos": aligned, "min_aligned_cos": min(aligned.values()), "anti_cos": anti["cos"]}
+
+
+def run_inclusion(cfg: dict, device, seed: int) -> dict:
+    """Claim 3: inclusion-probability estimators at N=50, K=10 (note §3.6)."""
+    gen = torch.Generator(device=device).manual_seed(seed)
+    f = torch.randn(cfg["n_items"], generator=gen, device=device, dtype=torch.float64)
+    out = inclusion_errors(f, cfg["k"], n_mc=cfg["n_mc"], top=cfg["top"], generator=gen)
+    return {k: v for k, v in out.items() if isinstance(v, float)} | {
+        "quad": out["quad"].tolist(), "mc": out["mc"].tolist(), "wr": out["wr"].tolist(), "f": f.tolist()}
+
+
+def _train_grid(tcfg: dict, ks, estimators, seeds, device, alignment="aligned", steps=None, shift=2.5,
+                world_fn=None) -> dict:
+    """Curves[k][estimator] = list over seeds of {"steps", "value", "oracle"}."""
+    out: dict = {}
+    for world_seed in seeds:
+        if world_fn is None:
+            world = make_world(tcfg["n_items"], tcfg["n_users"], tcfg["d"], alignment=alignment, device=device,
+                               seed=world_seed, shift=shift)
+        else:
+            world = world_fn(world_seed)
+        for k in ks:
+            for est in estimators:
+                res = train(world, est, k, steps or tcfg["steps"], batch=tcfg["batch"], lr=tcfg["lr"],
+                            tau=tcfg["tau"], n_mc=tcfg["n_mc"], eval_every=tcfg["eval_every"],
+                            eval_users=tcfg["eval_users"], eval_sets=tcfg["eval_sets"], seed=world_seed)
+                out.setdefault(str(k), {}).setdefault(est, []).append(res)
+    return out
+
+
+def _summarise(curves: dict, horizon_80: int) -> dict:
+    """Per K and estimator: seed-mean normalised curve, final value, steps to 80%/90% of the oracle."""
+    summ: dict = {}
+    for k, by_est in curves.items():
+        summ[k] = {}
+        for est, runs in by_est.items():
+            steps = runs[0]["steps"]
+            norm = torch.tensor([[v / r["oracle"] for v in r["value"]] for r in runs])
+            mean = norm.mean(0).tolist()
+            censor = steps[-1] + (steps[1] - steps[0] if len(steps) > 1 else 1)
+            summ[k][est] = {
+                "steps": steps, "norm_mean": mean,
+                "final_norm": [float(x) for x in norm[:, -1]],
+                "final_value": [r["value"][-1] for r in runs], "oracle": [r["oracle"] for r in runs],
+                "best_norm_within_100": float(max(m for s, m in zip(steps, mean) if s <= 100)),
+                "steps_to_80": steps_to(steps, mean, 0.8, censor=censor),
+                "max_drop_after_80": max(max_drop_after(list(n), 0.8) for n in norm.tolist()),
+            }
+    return summ
+
+
+def run_training(cfg: dict, device, seed: int) -> dict:
+    """Claims 4-6: learning curves of CA-PG and the baselines (equal footing, note §5(b))."""
+    tcfg = cfg["training"]
+    seeds = [seed + i for i in range(tcfg["n_seeds"])]
+    curves = _train_grid(tcfg, tcfg["ks"], tcfg["estimators"], seeds, device)
+    out = {"training": _summarise(curves, tcfg["steps"])}
+    scfg = cfg.get("stability")
+    if scfg:
+        extra = [seed + i for i in range(tcfg["n_seeds"], scfg["n_seeds"])]
+        more = _train_grid(tcfg, [scfg["k"]], scfg["estimators"], extra, device) if extra else {}
+        merged = {str(scfg["k"]): {e: curves[str(scfg["k"])][e] + more.get(str(scfg["k"]), {}).get(e, [])
+                                   for e in scfg["estimators"]}}
+        out["stability"] = _summarise(merged, tcfg["steps"])
+    acfg = cfg.get("alignment")
+    if acfg:
+        anti = _train_grid(tcfg, [acfg["k"]], acfg["estimators"], [seed + i for i in range(acfg["n_seeds"])],
+                           device, alignment="anti", steps=acfg["steps"], shift=acfg.get("shift", 2.5))
+        out["alignment"] = _summarise(anti, acfg["steps"])
+    dcfg = cfg.get("digits")
+    if dcfg:
+        from icml26.papers.ca_pg.digits_world import make_digits_world
+
+        digits = _train_grid(tcfg, dcfg["ks"], dcfg["estimators"], [seed + i for i in range(dcfg["n_seeds"])],
+                             device, steps=dcfg["steps"],
+                             world_fn=lambda s: make_digits_world(dcfg["n_users"], device=device, seed=s))
+        out["digits"] = _summarise(digits, dcfg["steps"])
+    return out
+
+
+def run(config: dict, device, seed: int) -> dict:
+    """Run every part of the ca_pg reproduction at one scale; see the module docstring."""
+    if not isinstance(config, dict) or "training" not in config:
+        raise ValueError("config must be one of CONFIGS' dicts (with 'variance', 'exact', 'inclusion', 'training')")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
+    device = torch.device(device)
+    t0 = time.perf_counter()
+    results = {
+        "variance": run_variance(config["variance"], device, seed),
+        "exact": run_exact(config["exact"], device, seed),
+        "inclusion": run_inclusion(config["inclusion"], device, seed),
+    }
+    results |= run_training(config, device, seed)
+    results["config"] = {"training_steps": config["training"]["steps"], "ks": config["training"]["ks"]}
+    results["seconds"] = time.perf_counter() - t0
+    return results

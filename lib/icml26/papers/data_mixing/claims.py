@@ -1,0 +1,128 @@
+"""Claims of the note's §6 for "Explaining Data Mixing Scaling Laws" (Dai & Zheng, ICML 2026).
+
+The paper's own numbers (tables) were not available to the note (only the abstract and the official
+code were read), so ``paper_value`` quotes the abstract's qualitative statement where no figure exists.
+"""
+
+from __future__ import annotations
+
+from icml26.claims import Claim
+
+SRC = "arXiv 2606.08167 abstract; note §6"
+
+
+def _c1_rho(r):
+    return round(r["c1"]["min_spearman"], 6)  # Spearman over 5 levels takes discrete values
+
+
+def _c1_width(r):
+    return r["c1"]["max_ratio_big_small"]
+
+
+def _c2_margin(r):
+    return r["c2"]["min_margin_K_ge_5"]
+
+
+def _c2_fixture(r):
+    return r["c2"]["max_abs_loss_diff_vs_slsqp"]
+
+
+def _c3_ratio(r):
+    return r["mre_ratio_ours_exp"]
+
+
+def _c3_abs(r):
+    return r["test_mre"]["ours"]
+
+
+def _c4_law(r):
+    return r["c4"]["law_margin"]
+
+
+def _c4_grid(r):
+    return r["c4"]["grid_margin"]
+
+
+def _c4_shift(r):
+    return r["c4"]["shift_small_minus_large_D"]
+
+
+def _c5_gap(r):
+    return r["c5"]["gap_law_vs_best"]
+
+
+def _c5_reuse(r):
+    return r["c5"]["ratio_law_vs_exp_small"]
+
+
+def _c6_feas(r):
+    return r["c6"]["feas_over_N"]
+
+
+def _c6_kkt(r):
+    return max(r["c6"]["stat"], r["c6"]["dual"], r["c6"]["floor"])
+
+
+ALL = ("quick", "standard", "full")
+CLAIMS = [
+    Claim("C1_capacity_competition",
+          "with infinite data, domain j's measured loss rises monotonically with h_i (i != j): min Spearman "
+          "rho(h_0, L_j) over j != 0 at widths 16 and 64",
+          _c1_rho, ">=", {s: 0.9 for s in ALL},
+          paper_value="capacity competition explains cross-domain coupling (abstract)", source=SRC + " C1"),
+    Claim("C1_width_helps",
+          "at every mixture, every domain's loss is lower at width 64 than at width 4 (max ratio L(64)/L(4))",
+          _c1_width, "<", {s: 1.0 for s in ALL},
+          paper_value="capacity N enters the law explicitly", source=SRC + " C1"),
+    Claim("C2_fewer_params",
+          "5K+1 < K^2+K for every K >= 5 (smallest margin over K = 5..50)",
+          _c2_margin, ">", {s: 0 for s in ALL},
+          paper_value="36 vs 56 parameters at K=7", source="note §3.2, §4; C2"),
+    Claim("C2_fixture_vs_slsqp",
+          "capacity losses on the authors' 7-domain parameters agree with an SLSQP solve of the inner problem",
+          _c2_fixture, "<=", {s: 1e-6 for s in ALL},
+          paper_value="authors' fitted SlimPajama parameters (official repo)", source="note §3.7; C2"),
+    Claim("C3_mre_quick_loose",
+          "held-out MRE (by mixture) of the 5K+1 law on measured toy losses is below 15% (loose ci check)",
+          _c3_abs, "<", {"quick": 0.15},
+          paper_value="lower MRE than existing laws (abstract)", source=SRC + " C3 / §7 ci"),
+    Claim("C3_mre_vs_exp",
+          "held-out MRE of the 5K+1 law is at most 1.1x that of the exp law (K^2+K), mean over scales",
+          _c3_ratio, "<=", {"standard": 1.1, "full": 1.1},
+          paper_value="lower MRE than existing laws with fewer parameters (abstract)", source=SRC + " C3"),
+    Claim("C3_mre_abs",
+          "held-out MRE of the 5K+1 law is at most 5%",
+          _c3_abs, "<=", {"standard": 0.05, "full": 0.05},
+          paper_value="lower MRE than existing laws (abstract)", source=SRC + " C3"),
+    Claim("C4_noise_reduction_law",
+          "at ample width and scarce data the law's h* gives the flattest-tailed domain the largest weight, "
+          "h*_hard > 1/K > h*_easy (smallest of the three margins)",
+          _c4_law, ">", {"standard": 0.0, "full": 0.0},
+          paper_value="noise reduction pushes the optimum toward harder domains (abstract)", source=SRC + " C4"),
+    Claim("C4_noise_reduction_grid",
+          "the best measured mixture of the sweep gives the hardest domain more than 1/K",
+          _c4_grid, ">", {"standard": 0.0, "full": 0.0},
+          paper_value="noise reduction (abstract)", source=SRC + " C4"),
+    Claim("C4_shift_grows_as_D_shrinks",
+          "the law's weight on the hardest domain is larger at the smaller D",
+          _c4_shift, ">", {"standard": 0.0, "full": 0.0},
+          paper_value="noise reduction (abstract)", source="note §3.4, C4"),
+    Claim("C5_extrapolated_optimum",
+          "h* predicted from small-scale fits, trained at the large scale, is within 2% of the best of 20 "
+          "candidate mixtures (relative gap of mean loss)",
+          _c5_gap, "<=", {"standard": 0.02, "full": 0.02},
+          paper_value="successful cross-scale extrapolation (abstract)", source=SRC + " C5"),
+    Claim("C5_beats_reused_optimum",
+          "at the large scale, the law's h* is no worse than the exp law's small-scale optimum reused "
+          "(ratio of mean losses)",
+          _c5_reuse, "<=", {"standard": 1.0, "full": 1.0},
+          paper_value="better mixtures than existing laws (abstract)", source=SRC + " C5"),
+    Claim("C6_solver_feasible",
+          "bisection solution satisfies |sum x - (N + (K-1)H)| / N on 3x1000 random instances",
+          _c6_feas, "<", {s: 1e-8 for s in ALL},
+          paper_value="KKT solution of the inner problem (§3.3)", source="note §3.3; C6"),
+    Claim("C6_solver_kkt",
+          "KKT stationarity / dual / floor residual of the bisection solution on 3x1000 random instances",
+          _c6_kkt, "<", {s: 1e-6 for s in ALL},
+          paper_value="KKT solution of the inner problem (§3.3)", source="note §3.3; C6"),
+]

@@ -1,0 +1,279 @@
+"""The reproduction experiment (note §6-7): every loss below is measured on tiny MLPs trained here.
+
+Parts: (C1) capacity competition at infinite data; (sweep) random mixtures x widths x data sizes,
+fits of our law and the baselines, held-out MRE by mixture (C3); (C4) noise reduction: h* at large
+width / small data; (C5) cross-scale extrapolation: fit at small (W, D), predict h* at a larger (W, D),
+train there and compare with 20 candidate mixtures and with the reused small-scale optimum.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import torch
+from scipy.stats import spearmanr
+
+from . import baselines, method, skills
+from .fitting import fit_law, mre, split_by_mixture
+
+# Fitting objective (all laws alike): squared log-ratio, i.e. relative error, because the toy domains' losses
+# differ by 10x and the metric is MRE; the authors fit plain MSE on LLM losses of similar size (deviation).
+_BASE = dict(alphas=(0.6, 0.9, 1.2), n_head=40, n_tail=400, dim=32, n_classes=8, lr=0.03, world_seed=1234,
+             data_unit=1000.0, capacity_unit=100.0)
+
+CONFIGS = {
+    "quick": dict(_BASE, steps=300,
+                  c1=dict(widths=(4, 16, 64), levels=(0.1, 0.3, 0.5, 0.7, 0.9), seeds=2, spearman_widths=(16, 64)),
+                  sweep=dict(n_mix=16, widths=(16,), D=(None,), seeds=2, train_frac=0.7, active=0.05),
+                  fit=dict(restarts=2, maxiter=200, laws=("ours", "exp"), loss="log_mse"),
+                  c4=None, c5=None),
+    "standard": dict(_BASE, alphas=(0.6, 0.9, 1.2, 1.5, 1.8), steps=400,
+                     c1=dict(widths=(4, 16, 64), levels=(0.1, 0.3, 0.5, 0.7, 0.9), seeds=1, spearman_widths=(16, 64)),
+                     sweep=dict(n_mix=50, widths=(8, 16), D=(2000, 8000), seeds=2, train_frac=0.7, active=0.05),
+                     fit=dict(restarts=3, maxiter=300, laws=("ours", "exp", "bimix", "shukor", "linear"),
+                              loss="log_mse"),
+                     c4=dict(width=16, D=2000),
+                     c5=dict(width=32, D=32000, n_candidates=20, seeds=1)),
+    "full": dict(_BASE, alphas=(0.5, 0.7, 0.9, 1.1, 1.3, 1.5, 1.8), n_tail=2000, steps=1500,
+                 c1=dict(widths=(4, 16, 64), levels=(0.1, 0.3, 0.5, 0.7, 0.9), seeds=3, spearman_widths=(16, 64)),
+                 sweep=dict(n_mix=80, widths=(8, 16, 32), D=(2000, 8000, 32000), seeds=3, train_frac=0.7,
+                            active=0.05),
+                 fit=dict(restarts=8, maxiter=1000, laws=("ours", "exp", "bimix", "shukor", "linear"),
+                          loss="log_mse"),
+                 c4=dict(width=32, D=2000),
+                 c5=dict(width=128, D=128000, n_candidates=20, seeds=3)),
+}
+
+LAWS = {"ours": method.LAW, **baselines.LAWS_BASELINE}
+
+
+def _measure(dom, h, width, D, cfg, seeds, device, data_seed):
+    # init streams depend on the run's seed (data_seed) so that seeds 0, 1, 2 train different networks
+    return skills.measure(dom, h, width, D, seeds=tuple(range(data_seed * seeds, (data_seed + 1) * seeds)),
+                          steps=cfg["steps"], lr=cfg["lr"], data_seed=data_seed)
+
+
+def run_c1(dom, cfg, seed, device) -> dict:
+    """Capacity competition at infinite data: raise h_0 with the other weights' ratios fixed."""
+    c = cfg["c1"]
+    lv = np.asarray(c["levels"], float)
+    K = dom.K
+    h = np.concatenate([lv[:, None], np.repeat(((1 - lv) / (K - 1))[:, None], K - 1, 1)], 1)
+    out = {"levels": lv.tolist(), "losses": {}}
+    for W in c["widths"]:
+        out["losses"][str(W)] = _measure(dom, h, W, None, cfg, c["seeds"], device, seed).tolist()
+    rho = {str(W): [float(spearmanr(lv, np.asarray(out["losses"][str(W)])[:, j])[0]) for j in range(1, K)]
+           for W in c["widths"]}
+    out["spearman"] = rho
+    out["min_spearman"] = float(min(min(rho[str(W)]) for W in c["spearman_widths"]))
+    Lsmall = np.asarray(out["losses"][str(min(c["widths"]))])
+    Lbig = np.asarray(out["losses"][str(max(c["widths"]))])
+    out["max_ratio_big_small"] = float((Lbig / Lsmall).max())
+    return out
+
+
+def run_sweep(dom, cfg, seed, device) -> dict:
+    """Measure losses of random mixtures at every (width, D); all of one width form one batch."""
+    s = cfg["sweep"]
+    rng = np.random.default_rng(seed + 7)
+    H = rng.dirichlet(np.ones(dom.K), s["n_mix"])
+    rows = []
+    for W in s["widths"]:
+        h_all = np.tile(H, (len(s["D"]), 1))
+        D_all = None if s["D"][0] is None else np.repeat(np.asarray(s["D"]), len(H))
+        L = _measure(dom, h_all, W, D_all, cfg, s["seeds"], device, seed)
+        for k, D in enumerate(s["D"]):
+            rows.append({"W": int(W), "D": None if D is None else int(D), "L": L[k * len(H):(k + 1) * len(H)]})
+    return {"h": H, "rows": rows}
+
+
+def _units(cfg, W, D):
+    """The law's (N, D) for width W and D samples (D=None, infinite data, is given ``D_inf`` samples)."""
+    D = cfg.get("D_inf", 1e6) if D is None else D
+    return skills.capacity_of(W, cfg["dim"], cfg["n_classes"], cfg["capacity_unit"]), D / cfg["data_unit"]
+
+
+def fit_scale(cfg, h, L, N, D, train, laws, seed, active_thr):
+    """Fit each law on the train mixtures of one data set; held-out MRE on the others (active entries)."""
+    act = h > active_thr
+    f = cfg["fit"]
+    out, fits = {}, {}
+    for name in laws:
+        fit = fit_law(LAWS[name], h[train], N[train], D[train], L[train], act[train], restarts=f["restarts"],
+                      maxiter=f["maxiter"], seed=seed, loss=f.get("loss", "mse"))
+        pred = fit.predict(h, N, D)
+        fits[name] = fit
+        out[name] = {"n_params": LAWS[name].n_params(h.shape[1]),
+                     "train_mre": mre(pred[train], L[train], act[train]),
+                     "test_mre": mre(pred[~train], L[~train], act[~train]), "seconds": fit.seconds}
+    return out, fits
+
+
+def run(config: dict, device="cpu", seed: int = 0) -> dict:
+    """Run the experiment at one scale; returns plain numbers (see module docstring)."""
+    t0 = time.perf_counter()
+    cfg = config
+    device = torch.device(device) if not isinstance(device, torch.device) else device
+    dom = skills.make_domains(cfg["alphas"], cfg["n_head"], cfg["n_tail"], cfg["dim"], cfg["n_classes"],
+                              cfg["world_seed"], device=device)
+    K = dom.K
+    res = {"K": K, "alphas": list(cfg["alphas"]), "n_params": {n: LAWS[n].n_params(K) for n in LAWS}}
+    res["c6"] = solver_check(seed)
+    res["c2"] = fixture_check(seed)
+    res["c1"] = run_c1(dom, cfg, seed, device)
+    t_sweep = time.perf_counter()
+    sw = run_sweep(dom, cfg, seed, device)
+    res["sweep_seconds"] = time.perf_counter() - t_sweep
+    s = cfg["sweep"]
+    H = sw["h"]
+    train_mix = split_by_mixture(np.arange(len(H)), s["train_frac"], seed=seed + 11)
+    per_scale, fits_by_scale = [], {}
+    for row in sw["rows"]:
+        N, D = _units(cfg, row["W"], row["D"])
+        Nv, Dv = np.full(len(H), N), np.full(len(H), D)
+        out, fits = fit_scale(cfg, H, row["L"], Nv, Dv, train_mix, cfg["fit"]["laws"], seed, s["active"])
+        per_scale.append({"W": row["W"], "D": row["D"], "mre": out})
+        fits_by_scale[(row["W"], row["D"])] = fits
+    res["per_scale"] = per_scale
+    laws = cfg["fit"]["laws"]
+    res["test_mre"] = {n: float(np.mean([p["mre"][n]["test_mre"] for p in per_scale])) for n in laws}
+    res["train_mre"] = {n: float(np.mean([p["mre"][n]["train_mre"] for p in per_scale])) for n in laws}
+    res["mre_ratio_ours_exp"] = res["test_mre"]["ours"] / res["test_mre"]["exp"]
+    # joint multi-scale fit of the laws that take N and D (same held-out mixtures)
+    hj = np.concatenate([H] * len(sw["rows"]))
+    Lj = np.concatenate([r["L"] for r in sw["rows"]])
+    NDj = np.array([_units(cfg, r["W"], r["D"]) for r in sw["rows"] for _ in range(len(H))])
+    trj = np.concatenate([train_mix] * len(sw["rows"]))
+    joint_laws = [n for n in laws if LAWS[n].uses_scale] if len(sw["rows"]) > 1 else []
+    joint_out, joint_fits = fit_scale(cfg, hj, Lj, NDj[:, 0], NDj[:, 1], trj, joint_laws, seed, s["active"])
+    res["joint"] = joint_out
+    res["fit_seconds_ours"] = float(np.mean([p["mre"]["ours"]["seconds"] for p in per_scale]))
+    if "ours" not in joint_fits:  # a single scale: the joint fit is the per-scale fit
+        joint_fits["ours"] = fits_by_scale[(sw["rows"][0]["W"], sw["rows"][0]["D"])]["ours"]
+    res["example_fit"] = {k: np.asarray(v).tolist() for k, v in joint_fits["ours"].params.items()}
+    res["sweep_data"] = {"h": H.tolist(), "rows": [{"W": r["W"], "D": r["D"], "L": r["L"].tolist()}
+                                                  for r in sw["rows"]], "train": train_mix.tolist()}
+    if cfg.get("c4"):
+        res["c4"] = run_c4(cfg, sw, fits_by_scale, joint_fits["ours"], K, seed)
+    if cfg.get("c5"):
+        res["c5"] = run_c5(dom, cfg, joint_fits["ours"], fits_by_scale, K, seed, device)
+    res["seconds"] = time.perf_counter() - t0
+    return res
+
+
+def run_c4(cfg, sw, fits_by_scale, joint_fit, K, seed) -> dict:
+    """Noise reduction: at ample width and scarce data, h* favours the flattest-tailed (hardest) domain."""
+    c = cfg["c4"]
+    hard, easy = int(np.argmin(cfg["alphas"])), int(np.argmax(cfg["alphas"]))
+    Ds = sorted(cfg["sweep"]["D"])
+    out = {"hard": hard, "easy": easy}
+    hstar = {}
+    for D in Ds:
+        N, Du = _units(cfg, c["width"], D)
+        hstar[D] = method.optimal_mixture(joint_fit.params, N, Du, seed=seed)
+    out["h_star"] = {str(D): hstar[D].tolist() for D in Ds}
+    hs = hstar[c["D"]]
+    others = np.delete(hs, hard)
+    out["law_margin"] = float(min(hs[hard] - others.max(), hs[hard] - 1 / K, 1 / K - hs[easy]))
+    out["shift_small_minus_large_D"] = float(hstar[Ds[0]][hard] - hstar[Ds[-1]][hard])
+    row = next(r for r in sw["rows"] if r["W"] == c["width"] and r["D"] == c["D"])
+    best, i = baselines.grid_search(sw["h"], row["L"].mean(1))
+    out["grid_best"] = best.tolist()
+    out["grid_margin"] = float(best[hard] - 1 / K)
+    out["grid_argmax_is_hard"] = float(int(np.argmax(best)) == hard)
+    out["fitted_A"] = np.asarray(joint_fit.params["A"]).tolist()
+    return out
+
+
+def run_c5(dom, cfg, joint_fit, fits_by_scale, K, seed, device) -> dict:
+    """Cross-scale extrapolation: h* of the law fitted at small scale vs the best of candidates at the target."""
+    c = cfg["c5"]
+    N, Du = _units(cfg, c["width"], c["D"])
+    h_law = method.optimal_mixture(joint_fit.params, N, Du, seed=seed)
+    # the exp law has no N or D input: its small-scale optimum (largest fitted scale) is reused as is
+    W_s, D_s = max(cfg["sweep"]["widths"]), max(cfg["sweep"]["D"])
+    Ns, Ds_ = _units(cfg, W_s, D_s)
+    h_exp_small = baselines.law_optimum(fits_by_scale[(W_s, D_s)]["exp"], Ns, Ds_, seed=seed)
+    h_ours_small = method.optimal_mixture(fits_by_scale[(W_s, D_s)]["ours"].params, Ns, Ds_, seed=seed)
+    rng = np.random.default_rng(seed + 99)
+    cand = rng.dirichlet(np.ones(K), c["n_candidates"])
+    allh = np.vstack([cand, baselines.uniform_mixture(K), h_law, h_exp_small, h_ours_small])
+    allh = allh / allh.sum(1, keepdims=True)
+    L = _measure(dom, allh, c["width"], np.full(len(allh), c["D"]), cfg, c["seeds"], device, seed + 5)
+    ml = L.mean(1)
+    nc = c["n_candidates"]
+    best_cand = float(ml[:nc].min())
+    return {"h_law": h_law.tolist(), "h_exp_small": h_exp_small.tolist(), "h_ours_small": h_ours_small.tolist(),
+            "loss_law": float(ml[nc + 1]), "loss_uniform": float(ml[nc]), "loss_exp_small": float(ml[nc + 2]),
+            "loss_ours_small": float(ml[nc + 3]), "loss_best_candidate": best_cand,
+            "gap_law_vs_best": float(ml[nc + 1] / best_cand - 1),
+            "ratio_law_vs_exp_small": float(ml[nc + 1] / ml[nc + 2])}
+
+
+def solver_check(seed: int, n: int = 1000) -> dict:
+    """Claim C6: feasibility and KKT residuals of the batched solver on ``n`` random instances per K."""
+    rng = np.random.default_rng(seed + 3)
+    worst = {"feas_over_N": 0.0, "stat": 0.0, "dual": 0.0, "floor": 0.0}
+    for K in (2, 5, 17):
+        h = rng.dirichlet(np.full(K, 0.5), n)
+        h[rng.random((n, K)) < 0.1] = 0.0
+        h[h.sum(1) == 0, 0] = 1.0
+        h /= h.sum(1, keepdims=True)
+        b, c = torch.tensor(rng.uniform(0.05, 5.0, K)), torch.tensor(rng.uniform(0.1, 20.0, K))
+        N = torch.tensor(rng.uniform(1.0, 1e4, n))
+        H = torch.tensor(float(rng.uniform(0.01, 0.5) * N.min()), dtype=torch.float64)
+        ht = torch.tensor(h)
+        x, lam = method.solve_allocation(ht, b, c, N, H, return_lambda=True)
+        r = method.kkt_residual(x, lam, ht, b, c, N, H)
+        worst["feas_over_N"] = max(worst["feas_over_N"], r["feas"])
+        for k in ("stat", "dual", "floor"):
+            worst[k] = max(worst[k], r[k])
+    return worst
+
+
+def fixture_check(seed: int) -> dict:
+    """Claim C2: parameter counts, and the law on the authors' 7-domain parameters against an SLSQP solve."""
+    p = method.AUTHORS_SLIMPAJAMA7
+    rng = np.random.default_rng(seed + 5)
+    h = rng.dirichlet(np.ones(7), 5)
+    pt = method.as_params(p)
+    err = 0.0
+    for N in (122.0, 1300.0):
+        x = method.solve_allocation(torch.tensor(h), pt["b"], pt["c"], N, pt["H"]).numpy()
+        for m in range(len(h)):
+            xr = method.reference_allocation_slsqp(h[m], p["b"], p["c"], N, p["H"])
+            b, c = np.asarray(p["b"]), np.asarray(p["c"])
+            cap, cap_r = c * x[m] ** -b, c * xr ** -b
+            err = max(err, float(np.abs(cap - cap_r).max()))
+    margin = {int(k): baselines.exp_law_n_params(int(k)) - method.n_params(int(k)) for k in range(2, 51)}
+    return {"max_abs_loss_diff_vs_slsqp": err, "n_params_ours_K7": method.n_params(7),
+            "n_params_exp_K7": baselines.exp_law_n_params(7),
+            "min_margin_K_ge_5": min(v for k, v in margin.items() if k >= 5),
+            "max_margin_K_lt_5": max(v for k, v in margin.items() if k < 5)}
+
+
+def explorer_data(seed: int = 0, widths=(8, 32), Ds=(2000, 16000), n_mix: int = 10, steps: int = 250,
+                  cfg: dict | None = None, restarts: int = 2, maxiter: int = 200) -> dict:
+    """Measured losses for the mixture explorer (K=3, a few mixtures at a few (width, D)) and the law fitted
+    to all of them jointly. Returns plain arrays."""
+    cfg = dict(CONFIGS["quick"]) if cfg is None else cfg
+    dom = skills.make_domains(cfg["alphas"], cfg["n_head"], cfg["n_tail"], cfg["dim"], cfg["n_classes"],
+                              cfg["world_seed"])
+    rng = np.random.default_rng(seed + 21)
+    H = np.vstack([rng.dirichlet(np.ones(dom.K), n_mix - 1), baselines.uniform_mixture(dom.K)])
+    rows = []
+    for W in widths:
+        h_all = np.tile(H, (len(Ds), 1))
+        D_all = np.repeat(np.asarray(Ds), len(H))
+        L = skills.measure(dom, h_all, W, D_all, seeds=(0,), steps=steps, lr=cfg["lr"], data_seed=seed)
+        for k, D in enumerate(Ds):
+            rows.append({"W": int(W), "D": int(D), "L": L[k * len(H):(k + 1) * len(H)]})
+    hj = np.concatenate([H] * len(rows))
+    Lj = np.concatenate([r["L"] for r in rows])
+    ND = np.array([_units(cfg, r["W"], r["D"]) for r in rows for _ in range(len(H))])
+    fit = fit_law(method.LAW, hj, ND[:, 0], ND[:, 1], Lj, restarts=restarts, maxiter=maxiter, seed=seed,
+                  loss="log_mse")
+    return {"h": H, "rows": rows, "params": {k: np.asarray(v) for k, v in fit.params.items()},
+            "cfg": {k: cfg[k] for k in ("dim", "n_classes", "capacity_unit", "data_unit", "alphas")},
+            "train_mre": mre(fit.predict(hj, ND[:, 0], ND[:, 1]), Lj)}

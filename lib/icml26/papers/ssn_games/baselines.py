@@ -1,0 +1,96 @@
+"""Baselines of the paper and of the project (note §4), on the same cost scale (mat-vec equivalents).
+
+* the regret-matching family RM / RM+ / PRM+ (simultaneous as in the paper's tables, and alternating),
+  with last / uniform / linear / quadratic averaging: :class:`RegretMatching` (in ``regret.py``);
+* plain DRS iteration ``w <- T(w)`` on the same fixed-point map (ablation, *inferred*): :func:`drs_iterate`;
+* semismooth Newton from a cold start without safeguard (ablation, *inferred*): :func:`ssn_cold`;
+* an LP solve with HiGHS (ground truth and honest second-order competitor, project addition): :func:`lp_solve`.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import torch
+
+from icml26.papers.ssn_games.games import check_games, duality_gap
+from icml26.papers.ssn_games.method import DRSOperator, SSNResult, _check_int, ssn
+from icml26.papers.ssn_games.regret import AVERAGINGS, RegretMatching
+
+__all__ = ["AVERAGINGS", "RegretMatching", "drs_iterate", "lp_solve", "ssn_cold", "uniform_lift"]
+
+
+def uniform_lift(op: DRSOperator) -> torch.Tensor:
+    """The lifted point ``w0 = z - eta M z`` of the uniform strategy pair."""
+    x = torch.full((op.B, op.n), 1.0 / op.n, dtype=op.A.dtype, device=op.A.device)
+    y = torch.full((op.B, op.m), 1.0 / op.m, dtype=op.A.dtype, device=op.A.device)
+    return op.lift(x, y)
+
+
+def drs_iterate(A: torch.Tensor, eta, iterations: int, record_every: int = 50) -> dict:
+    """Plain Douglas-Rachford iteration ``w <- T(w)`` from the uniform lift (note §3.2).
+
+    Cost: the Cholesky factor of ``I + eta^2 A A^T`` and ``A A^T`` once, then 3 mat-vec equivalents
+    per iteration (2 products with ``A`` plus the two triangular solves, ~1). Returns the recorded
+    ``{"cost": [...], "gap": (R, B) list, "seconds": float}`` (gap evaluations not charged).
+    """
+    op = DRSOperator(A, eta)
+    iterations = _check_int("iterations", iterations, 0)
+    record_every = _check_int("record_every", record_every)
+    n, m = op.n, op.m
+    setup = (n ** 3 / 3 + 2 * n * n * m) / (2 * n * m)
+    w = uniform_lift(op)
+    out = {"cost": [], "gap": [], "iterations": []}
+    t0 = time.perf_counter()
+    for t in range(1, iterations + 1):
+        w = op.T(w)
+        if t % record_every == 0 or t == iterations:
+            out["cost"].append(setup + 3 * t)
+            out["iterations"].append(t)
+            out["gap"].append(op.gap(w).tolist())
+    out["seconds"] = time.perf_counter() - t0
+    return out
+
+
+def ssn_cold(A: torch.Tensor, eta, max_newton: int = 30, kappa: float = 1e-2, safeguard: bool = False) -> SSNResult:
+    """SSN from the uniform strategy (cold start), by default without the safeguard (note §4, claim 4)."""
+    op = DRSOperator(A, eta)
+    return ssn(op.A, uniform_lift(op), op.eta, kappa=kappa, max_newton=max_newton, safeguard=safeguard,
+               tol=1e-12)
+
+
+def lp_solve(A) -> dict:
+    """Value and equilibrium of each game by linear programming (``scipy.optimize.linprog``, HiGHS).
+
+    Row player: ``min v`` s.t. ``A^T x <= v 1``, ``x in Delta_n``; the column strategy is read from the
+    inequality duals. Returns ``{"value": [...], "x": (B, n) tensor, "y": (B, m) tensor, "gap": [...],
+    "seconds": float}`` on ``A``'s device. HiGHS tolerances (~1e-8) bound its accuracy.
+    """
+    from scipy.optimize import linprog
+
+    A = check_games(A)
+    B, n, m = A.shape
+    An = A.detach().cpu().numpy()
+    xs, ys, vals = np.zeros((B, n)), np.zeros((B, m)), []
+    t0 = time.perf_counter()
+    for b in range(B):
+        c = np.zeros(n + 1)
+        c[-1] = 1.0
+        A_ub = np.hstack([An[b].T, -np.ones((m, 1))])
+        A_eq = np.hstack([np.ones((1, n)), np.zeros((1, 1))])
+        res = linprog(c, A_ub=A_ub, b_ub=np.zeros(m), A_eq=A_eq, b_eq=[1.0],
+                      bounds=[(0, None)] * n + [(None, None)], method="highs")
+        if res.status != 0:
+            raise ValueError(f"A[{b}]: linprog failed ({res.message})")
+        xs[b] = np.clip(res.x[:n], 0, None)
+        xs[b] /= xs[b].sum()
+        yb = np.clip(-res.ineqlin.marginals, 0, None)
+        ys[b] = yb / yb.sum()
+        vals.append(float(res.x[-1]))
+    x = torch.as_tensor(xs, dtype=A.dtype, device=A.device)
+    y = torch.as_tensor(ys, dtype=A.dtype, device=A.device)
+    return {"value": vals, "x": x, "y": y, "gap": duality_gap(A, x, y).tolist(),
+            "seconds": time.perf_counter() - t0}
+
+

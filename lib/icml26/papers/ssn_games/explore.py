@@ -1,0 +1,140 @@
+"""Plotting functions for the notebooks and widgets (matplotlib; pure: parameters in, Figure out)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from icml26.viz import PALETTE, figure
+
+TARGET = 1e-10
+
+
+def _floor(g):
+    return [max(float(v), 1e-17) for v in g]
+
+
+def plot_explorer(n: int = 40, m: int = 40, seed: int = 0, distribution: str = "gaussian", eta_scale: float = 1.0,
+                  averaging: str = "quadratic", alternating: bool = True, predictive: bool = True,
+                  line_search: bool = True, budget: int = 2000):
+    """Gap vs mat-vec equivalents on one random game: hybrid (PRM+ -> SSN), PRM+/RM+, plain DRS; plus x*, y*.
+
+    ``budget`` is the first-order budget in mat-vec equivalents. Every argument changes the picture.
+    """
+    from icml26.papers.ssn_games.baselines import drs_iterate
+    from icml26.papers.ssn_games.games import random_games
+    from icml26.papers.ssn_games.method import default_eta, hybrid
+    from icml26.papers.ssn_games.regret import RegretMatching
+
+    A = random_games(1, int(n), int(m), distribution=distribution, seed=int(seed))
+    h = hybrid(A, eta_scale=float(eta_scale), averaging=averaging if averaging != "last" else "quadratic",
+               warm_starts=("last",) if averaging == "last" else ("average", "last"), alternating=alternating,
+               globalization="linesearch" if line_search else "fallback", max_iterations=max(200, budget // 2))
+    iters = max(50, int(budget) // 2)
+    rm = RegretMatching(A, predictive=predictive, alternating=alternating)
+    rec = rm.run(iters, record_every=max(1, iters // 60))
+    eta, _ = default_eta(A, float(eta_scale))
+    drs = drs_iterate(A, eta, max(10, int(budget) // 3), record_every=max(1, int(budget) // 90))
+    fig, axes = figure(ncols=2, width=4.6, height=3.3)
+    ax, ax2 = axes[0, 0], axes[0, 1]
+    hc, hg = zip(*h.trace[0]) if h.trace[0] else ([], [])
+    ax.semilogy(hc, _floor(hg), "o-", color=PALETTE[0], ms=3, label="hybrid PRM+ -> SSN")
+    name = ("PRM+" if predictive else "RM+") + (" alt" if alternating else " sim")
+    ax.semilogy(rec["cost"], _floor(np.array(rec["gap"][averaging])[:, 0]), color=PALETTE[1],
+                label=f"{name} ({averaging})")
+    ax.semilogy(drs["cost"], _floor(np.array(drs["gap"])[:, 0]), color=PALETTE[2], label="plain DRS")
+    ax.axhline(TARGET, color="k", lw=0.8, ls=":")
+    ax.set_xlabel("mat-vec equivalents")
+    ax.set_ylabel("duality gap")
+    ax.set_title(f"{n}x{m} {distribution}, eta={eta_scale:g}/||A||", fontsize=9)
+    ax.legend(fontsize=7)
+    x, y = h.x[0].numpy(), h.y[0].numpy()
+    ax2.bar(np.arange(len(x)), x, color=PALETTE[0], alpha=0.8, label=f"x* (support {int((x > 0).sum())})")
+    ax2.bar(np.arange(len(y)), -y, color=PALETTE[3], alpha=0.8, label=f"-y* (support {int((y > 0).sum())})")
+    ax2.set_xlabel("pure strategy")
+    ax2.set_title(f"hybrid solution, gap {h.gap[0]:.1e}", fontsize=9)
+    ax2.legend(fontsize=7)
+    return fig
+
+
+def plot_convergence(results: dict, game: int = 0, variants=("alternating/quadratic", "alternating/last",
+                                                              "simultaneous/quadratic", "simultaneous/last")):
+    """Gap vs mat-vec equivalents for one game of :func:`experiment.run`: hybrid, PRM+ variants, DRS."""
+    fig, ax = figure(width=6.0, height=3.8)
+    tr = results["hybrid"]["trace"][game]
+    if tr:
+        c, g = zip(*tr)
+        ax.semilogy(c, _floor(g), "o-", ms=3, color=PALETTE[0], label="hybrid (adaptive switch)")
+    for k, v in enumerate(variants):
+        ax.semilogy(results["prm_cost"], _floor(results["prm"][v]["gap"][game]), color=PALETTE[1 + k],
+                    label=f"PRM+ {v}")
+    ax.semilogy(results["drs"]["cost"], _floor(results["drs"]["gap"][game]), color=PALETTE[6], ls="--",
+                label="plain DRS")
+    ax.axhline(results["target"], color="k", lw=0.8, ls=":", label="target")
+    ax.set_xlabel("mat-vec equivalents")
+    ax.set_ylabel("duality gap")
+    ax.set_title(f"game {game}: {results['n']}x{results['m']}", fontsize=10)
+    ax.legend(fontsize=7, loc="lower left")
+    return fig
+
+
+def plot_newton_paths(results: dict):
+    """Gap along the successful Newton phase of each game (damped steps hollow, full steps filled)."""
+    fig, ax = figure(width=5.0, height=3.4)
+    loc = results["local"]
+    for b, (g, full) in enumerate(zip(loc["gaps"], loc["full_steps"])):
+        ax.semilogy(range(len(g)), _floor(g), color=PALETTE[b % len(PALETTE)], label=f"game {b}")
+        for k, f in enumerate(full):
+            ax.semilogy([k + 1], _floor([g[k + 1]]), "o", color=PALETTE[b % len(PALETTE)],
+                        mfc=PALETTE[b % len(PALETTE)] if f else "white", ms=5)
+    ax.set_xlabel("Newton step (hollow: damped by line search)")
+    ax.set_ylabel("duality gap of P(w)")
+    ax.legend(fontsize=7)
+    return fig
+
+
+def plot_basin(n: int = 40, seed: int = 0, alphas=(1e-4, 1e-3, 1e-2, 0.05, 0.2, 0.5, 1.0)):
+    """Final gap of SSN started from ``(1-a) z* + a * uniform`` (z* from the LP), with and without safeguards."""
+    from icml26.papers.ssn_games.baselines import lp_solve
+    from icml26.papers.ssn_games.games import random_games
+    from icml26.papers.ssn_games.method import DRSOperator, default_eta, ssn
+
+    A = random_games(1, n, n, seed=seed)
+    lp = lp_solve(A)
+    eta, _ = default_eta(A)
+    op = DRSOperator(A, eta)
+    fig, ax = figure(width=5.0, height=3.4)
+    for k, (label, kw) in enumerate([("no safeguard", dict(safeguard=False)),
+                                     ("safeguard + fallback", dict(globalization="fallback")),
+                                     ("safeguard + line search", dict(globalization="linesearch"))]):
+        finals = []
+        for a in alphas:
+            x = (1 - a) * lp["x"] + a / n
+            y = (1 - a) * lp["y"] + a / n
+            r = ssn(A, op.lift(x, y), eta, max_newton=30, **kw)
+            finals.append(r.gap[0] if math.isfinite(r.gap[0]) else 10.0)
+        ax.loglog(alphas, _floor(finals), "o-", color=PALETTE[k], label=label)
+    ax.set_xlabel("distance of warm start from z* (mixing weight a)")
+    ax.set_ylabel("gap after <= 30 Newton steps")
+    ax.legend(fontsize=7)
+    return fig
+
+
+def plot_scaling(results: dict):
+    """Wall-clock of the hybrid and of alternating PRM+ (to 1e-8 or capped) per game size."""
+    sizes = results["scaling"]["sizes"]
+    fig, ax = figure(width=5.0, height=3.4)
+    labels = [f"{s['n']}x{s['m']}" for s in sizes]
+    xs = np.arange(len(sizes))
+    ax.bar(xs - 0.2, [s["hybrid_seconds"] for s in sizes], 0.4, color=PALETTE[0], label="hybrid")
+    ax.bar(xs + 0.2, [s["prm_seconds"] for s in sizes], 0.4, color=PALETTE[1],
+           label="alt. PRM+ (hatched: capped, never reached 1e-8)")
+    for i, s in enumerate(sizes):
+        if not s["prm_reached"]:
+            ax.bar([i + 0.2], [s["prm_seconds"]], 0.4, color="none", edgecolor="k", hatch="//")
+    ax.set_yscale("log")
+    ax.set_xticks(xs, labels)
+    ax.set_ylabel("seconds to gap 1e-8")
+    ax.legend(fontsize=7)
+    return fig
