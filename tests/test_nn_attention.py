@@ -72,7 +72,7 @@ def test_sink_limits():
     off = attention(q, k, v, variant="sink", sink_logit=torch.full((3,), -1e4, dtype=torch.float64))
     assert torch.allclose(off.out, van.out, atol=1e-12)
     on = attention(q, k, v, variant="sink", sink_logit=torch.full((3,), 60.0, dtype=torch.float64))
-    assert on.out.abs().max() < 1e-15 * 1e6
+    assert on.out.abs().max() < 1e-9
 
 
 def test_gated_variants():

@@ -93,7 +93,11 @@ CLAIMS = [
     Claim("C3_mre_abs",
           "held-out MRE of the 5K+1 law is at most 5%",
           _c3_abs, "<=", {"standard": 0.05, "full": 0.05},
-          paper_value="lower MRE than existing laws (abstract)", source=SRC + " C3"),
+          paper_value="lower MRE than existing laws (abstract)", source=SRC + " C3",
+          expected_miss="standard, seed 0: held-out MRE 14.0% for the 5K+1 law, and 13.2-14.0% for every law "
+                        "(exp 13.2%, linear 13.6%, Shukor 13.7%, BiMix 13.9%): the toy losses (2 init seeds, one "
+                        "finite-D data draw per mixture, 400 steps) carry ~13% noise that no law can fit; the note "
+                        "warned that training noise dominates at this size"),
     Claim("C4_noise_reduction_law",
           "at ample width and scarce data the law's h* gives the flattest-tailed domain the largest weight, "
           "h*_hard > 1/K > h*_easy (smallest of the three margins)",

@@ -57,7 +57,7 @@ def plot_bivariate_filter(preset: str = "low-pass", width: float = 0.5, graph: s
     Y = full_spectrum_conv(U, adj, G).numpy()
     Y[np.abs(Y) < 1e-10] = 0.0  # round-off (e.g. an off-diagonal filter on a regular graph kills A exactly)
     fig, ax = figure(3, 1, width=3.6, height=3.3)
-    im = ax[0, 0].imshow(Gg, origin="lower", extent=(0, 2, 0, 2), cmap="viridis")
+    ax[0, 0].imshow(Gg, origin="lower", extent=(0, 2, 0, 2), cmap="viridis")
     ax[0, 0].scatter(*np.meshgrid(ln, ln), s=4, c="w", alpha=0.6)
     if show_diag:
         ax[0, 0].plot([0, 2], [0, 2], "r--", lw=1, label="diagonal = classical g(λ)")

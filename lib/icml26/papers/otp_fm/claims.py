@@ -130,7 +130,11 @@ CLAIMS = [
           paper_value="state of the art on Gulf of Mexico (W2)", source="note §6 claim 4; abstract"),
     Claim("heldout_trained_vs_mmfm",
           "trained OTP-FM is within 1.3x of MMFM's mean held-out W2 (3 seeds)",
-          heldout_vs_mmfm, "<=", {"standard": 1.3, "full": 1.3}, paper_value=NO_NUMBER, source="note §6 claim 4"),
+          heldout_vs_mmfm, "<=", {"standard": 1.3, "full": 1.3}, paper_value=NO_NUMBER, source="note §6 claim 4",
+          expected_miss=("measured 1.305 at standard (seed 0; mean held-out W2 0.344 for OTP-FM vs 0.263 for MMFM "
+                         "over 3 seeds): on a blob turning at constant speed the cubic spline through OT chains is "
+                         "almost the true circle, while OTP-FM with the note's width 0.1 turns mostly near the "
+                         "snapshots; borderline, full scale not measured")),
     Claim("strength_monotone",
           "W2 to a training marginal falls monotonically as s goes 10 -> 100 -> 1000 (W2-inf, random coupling; "
           "Spearman correlation)",

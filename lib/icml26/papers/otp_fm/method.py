@@ -157,16 +157,19 @@ class OTPPath:
         self.picard_iters = int(picard_iters)
         self.picard_damping = picard_damping
         self.K = k
+        _, self._lam2_1 = kernel_integrals(kernel, torch.ones((), dtype=torch.float64), self.centers, self.widths)
         c_at, _ = self.profiles(self.centers)
         self.A = c_at * self.strengths[None, :]  # A_jk = s_k c_k(t_j), (K, K)
+        eye = torch.eye(k, dtype=torch.float64)
+        # X = (I - A)^{-1} [I, -A] [X_base; Y], solved once (Eq. 20); None for the non-linear MMD force
+        self._direct = None if potential == "mmd" else torch.linalg.solve(eye - self.A, torch.cat([eye, -self.A], 1))
 
     def profiles(self, t) -> tuple[torch.Tensor, torch.Tensor]:
         """c_k(t) and c'_k(t), each of shape t.shape + (K,), in float64."""
         t = torch.as_tensor(t, dtype=torch.float64)
         tt = t[..., None]
         lam, lam2 = kernel_integrals(self.kernel, tt, self.centers.to(t.device), self.widths.to(t.device))
-        _, lam2_1 = kernel_integrals(self.kernel, torch.ones((), dtype=torch.float64, device=t.device),
-                                     self.centers.to(t.device), self.widths.to(t.device))
+        lam2_1 = self._lam2_1.to(t.device)
         return lam2 - tt * lam2_1, lam - lam2_1
 
     # ------------------------------------------------------------------ solvers (§3.5)
@@ -192,10 +195,7 @@ class OTPPath:
         self._check(x0, x1, ys)
         if self.potential == "mmd":
             raise ValueError("solve_direct needs a linear potential ('w2inf' or 'w2'); use solve_picard for 'mmd'")
-        a = self.A.to(x0.device)
-        m = torch.linalg.solve(torch.eye(self.K, dtype=a.dtype, device=a.device) - a,
-                               torch.cat([torch.eye(self.K, dtype=a.dtype, device=a.device), -a], dim=1))
-        m = m.to(x0.dtype)
+        m = self._direct.to(x0.device, x0.dtype)
         stacked = torch.cat([self.base_at_centers(x0, x1), ys], dim=1)
         return torch.einsum("jk,bkd->bjd", m, stacked)
 

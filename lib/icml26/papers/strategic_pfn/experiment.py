@@ -213,7 +213,8 @@ def run(config: dict, device="cpu", seed: int = 0) -> dict:
         t = data.breast_cancer_task(real["reps"], n_ctx=real["n_ctx"], seed=3000 + seed, device=device)
         results["real"] = {"name": real["name"], "budget": real["budget"],
                            **evaluate_budgets(model, t, config, seed, budgets=[real["budget"]],
-                                              classical=["lr", "hgb"], misspecified=False)}
+                                              classical=real.get("classical", ["lr", "hgb"]),
+                                              misspecified=False)}
     stoch = config.get("stochastic")
     if stoch:
         results["stochastic"] = {}

@@ -106,7 +106,12 @@ def plot_best_response(model=None, budget: float = 1.0, pi: float = 1.0, anisotr
     return fig
 
 
-def plot_accuracy_vs_budget(results: dict, methods=("base", "spn", "spn_augment", "oracle", "lr_p1", "lr_p2",
+STYLES = {"spn": (PALETTE[0], "-"), "spn_augment": (PALETTE[0], "--"), "oracle": (PALETTE[4], ":"),
+          "base": (PALETTE[5], "-"), "lr_p1": (PALETTE[1], "--"), "lr_p2": (PALETTE[1], "-"),
+          "hgb_p2": (PALETTE[2], "-"), "mlp_p2": (PALETTE[3], "-"), "strategic_lr_p2": (PALETTE[6], "-.")}
+
+
+def plot_accuracy_vs_budget(results: dict, methods=("spn", "spn_augment", "oracle", "base", "lr_p1", "lr_p2",
                                                     "hgb_p2", "mlp_p2", "strategic_lr_p2")):
     """Accuracy on the manipulated test (P1 unless the label says P2) against the budget ``r``."""
     p1 = results["p1"]
@@ -116,7 +121,8 @@ def plot_accuracy_vs_budget(results: dict, methods=("base", "spn", "spn_augment"
     clean = [p1["base_clean"][k]["acc"] for k in keys]
     ax.plot(budgets, clean, color="0.6", ls=":", label="base PFN, clean test")
     for i, m in enumerate(x for x in methods if x in p1):
-        ax.plot(budgets, [p1[m][k]["acc"] for k in keys], marker="o", ms=3, color=PALETTE[i % len(PALETTE)],
+        color, ls = STYLES.get(m, (PALETTE[i % len(PALETTE)], "-"))
+        ax.plot(budgets, [p1[m][k]["acc"] for k in keys], marker="o", ms=3, color=color, ls=ls,
                 label=METHOD_LABELS.get(m, m))
     ax.set(xlabel="budget r (cost-norm, standardised units)", ylabel="accuracy", title="accuracy under manipulation")
     ax.legend(fontsize=7, ncol=2)

@@ -1,0 +1,120 @@
+"""Benchmark for paper 17 (ATST-MDPs): the planner's hot path against naive peers, in one run.
+
+* induced features ``Psi(s, alpha)`` for all states and sequences: batched tensor recursion vs a
+  Python loop over (s, alpha) pairs;
+* exact sequence model ``R, Bseq`` (belief propagation + tail inverse): batched vs per-sequence loop;
+* ridge statistics: Sherman-Morrison rank-one updates vs re-inverting ``Lambda`` after every segment;
+* one optimistic value-iteration plan (all (s, alpha) at once), timed alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import torch
+
+from icml26.papers.atst_mdp import method as M
+from icml26.rl.linear import RidgeStats, optimistic_value_iteration, sherman_morrison_update
+
+
+def _time(fn, device, repeat=3):
+    best = float("inf")
+    for _ in range(repeat):
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+        t = time.perf_counter()
+        out = fn()
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+        best = min(best, time.perf_counter() - t)
+    return best, out
+
+
+def psi_loop(phi, Mop, beta, gamma, seqs):
+    """Reference: the §3.5 recursion one (s, alpha) pair at a time."""
+    S, _, d = phi.shape
+    nq, L = seqs.shape
+    eye = torch.eye(d, dtype=phi.dtype, device=phi.device)
+    out = torch.zeros(S, nq, 2 * d, dtype=phi.dtype, device=phi.device)
+    for s in range(S):
+        for q in range(nq):
+            a_seq = [int(a) for a in seqs[q]]
+            v, w = phi[s, a_seq[0]], 1.0
+            pr, pb = torch.zeros(d, dtype=phi.dtype), torch.zeros(d, dtype=phi.dtype)
+            for k in range(L - 1):
+                a = a_seq[k]
+                pr = pr + w * v
+                pb = pb + gamma * w * float(beta[a]) * v
+                w = w * gamma * (1 - float(beta[a]))
+                v = v @ Mop[a_seq[k + 1]]
+            a = a_seq[-1]
+            vT = v @ torch.linalg.inv(eye - gamma * (1 - float(beta[a])) * Mop[a])
+            out[s, q] = torch.cat([pr + w * vT, pb + gamma * w * float(beta[a]) * vT])
+    return out
+
+
+def seqmodel_loop(model, seqs):
+    """Reference: ``sequence_model`` one sequence at a time."""
+    R, B = [], []
+    for q in range(seqs.shape[0]):
+        r_q, b_q = M.sequence_model(model, seqs[q:q + 1])
+        R.append(r_q)
+        B.append(b_q)
+    return torch.cat(R, 1), torch.cat(B, 1)
+
+
+def ridge_direct(X, S):
+    lam_mat = torch.eye(X.shape[1], dtype=X.dtype, device=X.device)
+    for x in X:
+        lam_mat = lam_mat + torch.outer(x, x)
+        inv = torch.linalg.inv(lam_mat)
+    return inv
+
+
+def ridge_sm(X, S):
+    inv = torch.eye(X.shape[1], dtype=X.dtype, device=X.device)
+    for x in X:
+        inv = sherman_morrison_update(inv, x)
+    return inv
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--device", default="cpu")
+    p.add_argument("--quick", action="store_true", help="tiny sizes (< 10 s)")
+    args = p.parse_args(argv)
+    device = torch.device(args.device)
+    S, A, d, L, n_upd = (10, 3, 4, 3, 200) if args.quick else (50, 4, 8, 4, 2000)
+    lr = M.random_low_rank(S, A, d, [0.05] * (A - 1) + [1.0], 0.8, seed=0, device=device)
+    seqs = M.enumerate_sequences(A, L, device=device)
+    Mop = M.transition_operators(lr.phi, lr.mu)
+    print(f"ATST-MDP benchmark on {device}: |S|={S}, |A|={A}, d={d}, L={L} ({seqs.shape[0]} sequences)")
+
+    t_b, psi = _time(lambda: M.psi_features(lr.phi, Mop, lr.beta, lr.gamma, seqs), device)
+    t_l, psi_ref = _time(lambda: psi_loop(lr.phi.cpu(), Mop.cpu(), lr.beta.cpu(), lr.gamma, seqs.cpu()), device, 1)
+    assert torch.allclose(psi.cpu(), psi_ref, atol=1e-10)
+    print(f"Psi features   batched {t_b * 1e3:8.2f} ms | loop {t_l * 1e3:9.2f} ms | batched vs loop: {t_l / t_b:.1f}x")
+
+    model = lr.tabular()
+    t_b, (R, B) = _time(lambda: M.sequence_model(model, seqs), device)
+    t_l, (R2, _) = _time(lambda: seqmodel_loop(model, seqs), device, 1)
+    assert torch.allclose(R, R2, atol=1e-10)
+    print(f"sequence model batched {t_b * 1e3:8.2f} ms | loop {t_l * 1e3:9.2f} ms | batched vs loop: {t_l / t_b:.1f}x")
+
+    X = psi.reshape(-1, psi.shape[-1])[torch.randperm(S * seqs.shape[0])[:n_upd] % (S * seqs.shape[0])]
+    t_sm, inv_sm = _time(lambda: ridge_sm(X, S), device, 1)
+    t_di, inv_di = _time(lambda: ridge_direct(X, S), device, 1)
+    assert torch.allclose(inv_sm, inv_di, atol=1e-8)
+    print(f"ridge updates  Sherman-Morrison {t_sm * 1e3:8.2f} ms | re-invert {t_di * 1e3:8.2f} ms | "
+          f"SM vs re-invert: {t_di / t_sm:.1f}x")
+
+    stats = RidgeStats(psi.shape[-1], S, device=device)
+    for x in X:
+        stats.update(x, 0.5)
+    t_vi, (_, _, it) = _time(lambda: optimistic_value_iteration(psi, stats, 5.0, 5.0), device)
+    print(f"one optimistic plan over all (s, alpha): {t_vi * 1e3:.2f} ms ({it} iterations)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,68 @@
+"""Benchmark for data_mixing: M tiny MLPs on M mixtures trained as one batched model vs one after another,
+and the 5K+1 law's fit time for K=5 (with the exp law's for reference)."""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+import torch
+
+from icml26.papers.data_mixing import baselines, method, skills
+from icml26.papers.data_mixing.fitting import fit_law
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--device", default="cpu")
+    ap.add_argument("--quick", action="store_true", help="tiny sizes (< 10 s)")
+    args = ap.parse_args(argv)
+    dev = torch.device(args.device)
+    M, steps, width = (8, 30, 8) if args.quick else (64, 300, 16)
+    K = 5
+    dom = skills.make_domains(alphas=(0.6, 0.9, 1.2, 1.5, 1.8), n_tail=100 if args.quick else 400, device=dev)
+    h = np.random.default_rng(0).dirichlet(np.ones(K), M)
+    w = skills.training_weights(dom, h, D=None)
+
+    def timed(fn):
+        if dev.type == "cuda":
+            torch.cuda.synchronize()
+        t = time.perf_counter()
+        fn()
+        if dev.type == "cuda":
+            torch.cuda.synchronize()
+        return time.perf_counter() - t
+
+    skills.train_batched(dom, w, width, steps=2)  # warm-up (allocator, kernels)
+    skills.train_loop(dom, w[:2], width, steps=2)
+    t_batch = timed(lambda: skills.train_batched(dom, w, width, steps=steps))
+    t_loop = timed(lambda: skills.train_loop(dom, w, width, steps=steps))
+    print(f"training {M} mixtures x {steps} steps, width {width}, {dom.S} skills on {dev.type}")
+    print(f"  batched: {t_batch:.3f} s ({M * steps / t_batch:.0f} model-steps/s)")
+    print(f"  loop:    {t_loop:.3f} s ({M * steps / t_loop:.0f} model-steps/s)")
+    print(f"batched vs loop: {t_loop / t_batch:.1f}x")
+
+    rng = np.random.default_rng(1)
+    n = 30 if args.quick else 120
+    true = {"b": rng.uniform(0.3, 1.2, K), "c": rng.uniform(0.5, 3, K), "A": rng.uniform(0.2, 2, K),
+            "a": rng.uniform(0.2, 0.6, K), "E": rng.uniform(0.1, 0.5, K), "H": 0.5}
+    hf = rng.dirichlet(np.ones(K), n)
+    N = rng.choice([4.0, 8.0, 16.0], n)
+    D = rng.choice([2.0, 8.0], n)
+    L = method.evaluate_law(true, hf, N, D)["loss"] * np.exp(0.01 * rng.standard_normal((n, K)))
+    iters = 100 if args.quick else 500
+    t0 = time.perf_counter()
+    fit = fit_law(method.LAW, hf, N, D, L, restarts=1, maxiter=iters)
+    t_ours = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    fit_law(baselines.EXP_LAW, hf, N, D, L, restarts=1, maxiter=iters)
+    t_exp = time.perf_counter() - t0
+    print(f"law fit, K={K}, {n} mixtures, 1 start, <= {iters} L-BFGS-B iterations: ours {t_ours:.2f} s "
+          f"({method.n_params(K)} params, train loss {fit.train_loss:.2e}), exp law {t_exp:.2f} s "
+          f"({baselines.exp_law_n_params(K)} params)")
+    print(f"fit time ours vs exp law: {t_ours / max(t_exp, 1e-9):.1f}x")
+
+
+if __name__ == "__main__":
+    main()

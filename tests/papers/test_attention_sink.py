@@ -1,0 +1,188 @@
+"""Tests of the attention-sink paper module: gate identities, importance/CV, aux loss, corpus, experiment."""
+
+import math
+
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from icml26.nn.attention import attention
+from icml26.papers.attention_sink import baselines, claims, corpus, experiment, explore, method
+
+torch.set_num_threads(1)
+
+
+def scores_and_qkv(b=2, h=3, t=9, d=4, seed=0, dtype=torch.float64, scale=2.0):
+    g = torch.Generator().manual_seed(seed)
+    q, k, v = (scale * torch.randn(b, h, t, d, generator=g, dtype=dtype) for _ in range(3))
+    s = (q @ k.transpose(-1, -2)) / math.sqrt(d)
+    mask = torch.ones(t, t, dtype=torch.bool).tril()
+    return s.masked_fill(~mask, float("-inf")), q, k, v
+
+
+@settings(max_examples=25, deadline=None)
+@given(t=st.integers(1, 12), scale=st.floats(0.1, 6.0), seed=st.integers(0, 1000))
+def test_vanilla_gate_is_one_minus_first_weight(t, scale, seed):
+    s, q, k, v = scores_and_qkv(t=t, seed=seed, scale=scale)
+    a = torch.softmax(s, -1)
+    g = method.vanilla_gate(s)
+    assert torch.allclose(g, 1 - a[..., 0], atol=1e-12)
+    assert torch.allclose(attention(q, k, v).gate, g, atol=1e-12)  # the shared block agrees
+
+
+def test_vanilla_gate_precision_when_collapsed():
+    # nearly all mass on key 0: 1 - A_0 in float32 underflows, the LSE form does not
+    s = torch.tensor([[30.0, 0.0, 0.0]], dtype=torch.float32)
+    g = method.vanilla_gate(s)
+    exact = 2 * math.exp(-30.0) / (1 + 2 * math.exp(-30.0))
+    assert abs(float(g) - exact) / exact < 1e-5
+    assert float(1 - torch.softmax(s, -1)[..., 0]) == 0.0
+
+
+def test_sink_gate_matches_weights_and_validates():
+    s, q, k, v = scores_and_qkv()
+    sink = torch.tensor([0.5, -1.0, 3.0], dtype=torch.float64)
+    res = attention(q, k, v, variant="sink", sink_logit=sink, need_weights=True)
+    assert torch.allclose(method.sink_gate(res.lse, sink), res.weights.sum(-1), atol=1e-12)
+    with pytest.raises(ValueError, match="sink_logit"):
+        method.sink_gate(res.lse, sink[:2])
+
+
+def test_moe_decomposition_exact_only_with_value_drain():
+    _, q, k, v = scores_and_qkv()
+    v0 = v.clone()
+    v0[:, :, 0] = 0
+    res = attention(q, k, v0, need_weights=True)
+    g, e = method.moe_decomposition(res.weights, v0)
+    assert torch.allclose(res.out, g.unsqueeze(-1) * e, atol=1e-12)
+    res2 = attention(q, k, v, need_weights=True)
+    g2, e2 = method.moe_decomposition(res2.weights, v)
+    assert not torch.allclose(res2.out, g2.unsqueeze(-1) * e2, atol=1e-6)
+
+
+def test_importance_cv_and_skip():
+    gates = torch.zeros(2, 1, 4, 5)
+    gates[..., 1:] = torch.tensor([0.1, 0.2, 0.3, 0.4]).view(1, 1, 4, 1)
+    gates[..., 0] = 0.9  # position 0 is excluded
+    imp = method.head_importance(gates)
+    assert torch.allclose(imp, torch.tensor([[0.1, 0.2, 0.3, 0.4]] * 2))
+    x = torch.tensor([0.1, 0.2, 0.3, 0.4])
+    assert torch.allclose(method.layer_cv(imp), (x.std(unbiased=False) / (x.mean() + 1e-6)).expand(2))
+    with pytest.raises(ValueError, match="gates"):
+        method.head_importance(gates[0])
+    with pytest.raises(ValueError, match="H >= 2"):
+        method.layer_cv(imp[:, :1])
+
+
+def test_load_balance_loss_values_and_shared_heads():
+    imp = torch.tensor([[0.9, 0.1, 0.1, 0.1], [0.5, 0.5, 0.5, 0.5]])
+    full = method.load_balance_loss(imp, 1.0, shared=0, eps=0.0)
+    cv0 = imp[0].std(unbiased=False) / imp[0].mean()
+    assert torch.isclose(full, 4 * cv0**2)
+    # excluding the dominant head leaves balanced routed heads: zero loss
+    assert float(method.load_balance_loss(imp, 1.0, shared=1)) < 1e-9
+    assert method.routed_mask(imp, 1)[0].tolist() == [False, True, True, True]
+    with pytest.raises(ValueError, match="shared"):
+        method.load_balance_loss(imp, 1.0, shared=3)
+    with pytest.raises(ValueError, match="lam"):
+        method.load_balance_loss(imp, -1.0)
+
+
+def test_aux_loss_gradient_matches_finite_differences():
+    torch.manual_seed(0)
+    imp = torch.rand(2, 4, dtype=torch.float64) + 0.1
+    imp.requires_grad_(True)
+    assert torch.autograd.gradcheck(lambda x: method.load_balance_loss(x, 0.3), (imp,))
+
+
+def test_aux_loss_gradient_flows_to_sink_logits_and_reduces_cv():
+    torch.manual_seed(0)
+    model = baselines.make_model("sink", 16, 4, 1, 8)
+    idx = torch.randint(0, 257, (4, 8))
+    with torch.no_grad():
+        model.blocks[0].attn.sink.copy_(torch.tensor([3.0, -2.0, 0.0, 1.0]))
+    _, _, aux, imp = method.sink_aware_loss(model, idx, lam=1.0)
+    aux.backward()
+    assert model.blocks[0].attn.sink.grad.abs().sum() > 0
+    opt = torch.optim.SGD([model.blocks[0].attn.sink], lr=0.5)
+    cv0 = float(method.layer_cv(imp.detach()).mean())
+    for _ in range(20):
+        opt.zero_grad()
+        method.sink_aware_loss(model, idx, lam=1.0)[2].backward()
+        opt.step()
+    cv1 = float(method.layer_cv(method.sink_aware_loss(model, idx)[3].detach()).mean())
+    assert cv1 < 0.5 * cv0
+
+
+def test_switch_loss_minimal_when_balanced():
+    balanced = torch.full((1, 2, 4, 6), 0.5) + 1e-3 * torch.arange(4).view(1, 1, 4, 1).roll(1, 2)
+    skew = torch.zeros(1, 2, 4, 6)
+    skew[:, :, 0] = 1.0
+    assert method.switch_balance_loss(skew, 1.0) > method.switch_balance_loss(balanced, 1.0)
+
+
+def test_corpus_and_batches():
+    c = corpus.load_corpus(200_000)
+    assert c.train.numel() > 4096 and c.val.numel() > 4096 and c.shift.numel() > 4096
+    assert int(c.train.max()) < 256
+    b = corpus.sample_batch(c.train, 5, 16, torch.Generator().manual_seed(0))
+    assert b.shape == (5, 16) and torch.all(b[:, 0] == corpus.BOS) and int(b[:, 1:].max()) < 256
+    with pytest.raises(ValueError, match="context"):
+        corpus.sample_batch(c.train, 5, 1)
+    with pytest.raises(ValueError, match="split"):
+        c.split("test")
+    with pytest.raises(ValueError, match="max_bytes"):
+        corpus.load_corpus(10)
+
+
+def test_synthetic_fallback_is_deterministic():
+    c1 = corpus.load_corpus(5000, synthetic=True)
+    assert c1.source == "synthetic-markov" and c1.train.numel() == 5000
+    assert torch.equal(c1.train, corpus.load_corpus(5000, synthetic=True).train)
+
+
+def test_gate_identity_check_meets_c1():
+    out = experiment.gate_identity_check("cpu", 0)
+    assert out["max_err_f32"] < 1e-5 and out["max_err_f64"] < 1e-12 and out["moe_rel_err_f32"] < 1e-5
+
+
+def test_tiny_experiment_runs_and_claims_evaluate():
+    cfg = dict(experiment.CONFIGS["quick"], steps=4, ft_steps=2, eval_batch=8, batch=4, log_every=2,
+               variants=["vanilla", "sink"], max_bytes=100_000)
+    r = experiment.run(cfg, "cpu", 0)
+    assert set(r["runs"]) == {"vanilla", "sink"} and r["seconds"] > 0
+    ev = r["runs"]["vanilla"]["lam=0"][0]
+    assert len(ev["imp"]) == 2 and len(ev["imp"][0]) == 4 and "spearman_imp_ablation" in ev
+    assert set(r["c6"]) == {"m=0", "m=1", "control_lam0"}
+    for c in claims.CLAIMS:
+        if c.id.startswith(("C1", "C2", "C3", "C6")):
+            assert math.isfinite(c.metric(r))
+
+
+def test_experiment_value_errors():
+    with pytest.raises(ValueError, match="missing"):
+        experiment.run({"steps": 3}, "cpu", 0)
+    with pytest.raises(ValueError, match="lams"):
+        experiment.run(dict(experiment.CONFIGS["quick"], lams=[0.1]), "cpu", 0)
+    with pytest.raises(ValueError, match="seed"):
+        experiment.run(experiment.CONFIGS["quick"], "cpu", -1)
+    with pytest.raises(ValueError, match="variant"):
+        baselines.make_model("flash", 16, 4, 1, 8)
+
+
+def test_explorer_controls_change_figure():
+    from icml26.viz import signature
+
+    base = signature(explore.plot_sink_explorer())
+    assert signature(explore.plot_sink_explorer(sink_logit=4.0)) != base
+    with pytest.raises(ValueError, match="variant"):
+        explore.plot_sink_explorer(variant="linear")
+    with pytest.raises(ValueError, match="v0_scale"):
+        explore.toy_head(v0_scale=-1)
+
+
+def test_claims_well_formed():
+    ids = [c.id for c in claims.CLAIMS]
+    assert len(ids) == len(set(ids)) and len(ids) >= 10
+    assert all(c.paper_slug() == "attention_sink" for c in claims.CLAIMS)
