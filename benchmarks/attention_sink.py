@@ -7,34 +7,16 @@ Times, in one run: (1) a training step with the auxiliary balance loss vs the sa
 
 from __future__ import annotations
 
-import argparse
-import time
-
 import torch
 import torch.nn.functional as F
 
+from icml26.bench import parse_args, ratio_line, time_call
 from icml26.nn.attention import attention
 from icml26.papers.attention_sink import baselines, method
 
 
-def _time(fn, repeats: int, device) -> float:
-    fn()
-    if device.type == "cuda":
-        torch.cuda.synchronize()
-    t = time.perf_counter()
-    for _ in range(repeats):
-        fn()
-    if device.type == "cuda":
-        torch.cuda.synchronize()
-    return (time.perf_counter() - t) / repeats
-
-
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--device", default="cpu")
-    p.add_argument("--quick", action="store_true", help="tiny sizes (< 10 s)")
-    args = p.parse_args(argv)
-    device = torch.device(args.device)
+    args, device = parse_args(__doc__, argv)
     d, h, n_layers, ctx, batch, reps = (32, 4, 2, 32, 8, 3) if args.quick else (128, 8, 4, 128, 32, 10)
     torch.manual_seed(0)
     model = baselines.make_model("vanilla", d, h, n_layers, ctx, device)
@@ -49,14 +31,15 @@ def main(argv=None):
             opt.step()
         return run
 
-    t_base, t_aux = _time(step(0.0), reps, device), _time(step(0.1), reps, device)
+    t_base, t_aux = time_call(step(0.0), reps, device), time_call(step(0.1), reps, device)
     print(f"train step without aux: {t_base * 1e3:.2f} ms, with aux: {t_aux * 1e3:.2f} ms "
           f"-> aux overhead {100 * (t_aux / t_base - 1):+.1f}%")
 
     q, k, v = (torch.randn(batch, h, ctx, d // h, device=device) for _ in range(3))
-    t_ours = _time(lambda: attention(q, k, v), reps * 3, device)
-    t_sdpa = _time(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True), reps * 3, device)
-    print(f"materialised attention with LSE gates vs fused SDPA (no gates): {t_ours / t_sdpa:.2f}x slower")
+    t_ours = time_call(lambda: attention(q, k, v), reps * 3, device)
+    t_sdpa = time_call(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True), reps * 3, device)
+    print(f"materialised attention with LSE gates {t_ours * 1e3:.2f} ms vs fused SDPA (no gates) "
+          f"{t_sdpa * 1e3:.2f} ms: {t_ours / t_sdpa:.2f}x slower")
 
     gates = torch.rand(n_layers, batch, h, ctx, device=device)
 
@@ -70,8 +53,8 @@ def main(argv=None):
 
     batched = lambda: method.layer_cv(method.head_importance(gates)).mean()  # noqa: E731
     assert torch.allclose(loop(), batched(), atol=1e-6)
-    t_loop, t_batched = _time(loop, reps * 3, device), _time(batched, reps * 3, device)
-    print(f"head importance + CV, batched vs loop: {t_loop / t_batched:.1f}x")
+    t_loop, t_batched = time_call(loop, reps * 3, device), time_call(batched, reps * 3, device)
+    print(ratio_line("head importance + CV", t_loop, t_batched, peer="loop", ours="batched"))
 
 
 if __name__ == "__main__":

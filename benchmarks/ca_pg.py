@@ -4,31 +4,15 @@
 * V-PG score: closed-form O(N+K) ``score_logits`` vs autograd through a masked O(NK) log-probability;
 * CA-PG: Gumbel-MC ``log rho`` of the chosen items (O(M N)) + backward vs exact quadrature (O(G N K)).
 
-Prints ``<name>: batched vs loop: <ratio>x``. No timing assertions.
+Prints one ratio line per comparison (both times and the speed-up). No timing assertions.
 """
 
 from __future__ import annotations
 
-import argparse
-import time
-
 import torch
 
+from icml26.bench import parse_args, ratio_line, time_call
 from icml26.ranking import log_inclusion_prob, log_prob, sample_topk, score_logits
-
-
-def _time(fn, device, repeat: int = 3) -> float:
-    fn()  # warm-up
-    if device.type == "cuda":
-        torch.cuda.synchronize()
-    best = float("inf")
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        if device.type == "cuda":
-            torch.cuda.synchronize()
-        best = min(best, time.perf_counter() - t)
-    return best
 
 
 def naive_log_prob(scores: torch.Tensor, ranking: torch.Tensor) -> torch.Tensor:
@@ -56,11 +40,7 @@ def masked_log_prob(scores: torch.Tensor, ranking: torch.Tensor) -> torch.Tensor
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--device", default="cpu")
-    parser.add_argument("--quick", action="store_true", help="tiny sizes (< 10 s)")
-    args = parser.parse_args(argv)
-    device = torch.device(args.device)
+    args, device = parse_args(__doc__.splitlines()[0], argv)
     g = torch.Generator(device=device).manual_seed(0)
     if args.quick:
         b_loop, n_loop, k_loop = 8, 200, 10
@@ -73,10 +53,9 @@ def main(argv=None):
     s = torch.randn(b_loop, n_loop, generator=g, device=device)
     r = sample_topk(s, k_loop, generator=g)
     assert torch.allclose(log_prob(s, r), naive_log_prob(s, r), atol=1e-3)
-    t_b = _time(lambda: log_prob(s, r), device)
-    t_l = _time(lambda: naive_log_prob(s, r), device, repeat=1)
-    print(f"log_prob (B={b_loop}, N={n_loop}, K={k_loop}): batched vs loop: {t_l / t_b:.1f}x "
-          f"({t_b * 1e3:.2f} ms vs {t_l * 1e3:.1f} ms)")
+    t_b = time_call(lambda: log_prob(s, r), device=device)
+    t_l = time_call(lambda: naive_log_prob(s, r), repeats=1, device=device)
+    print(ratio_line(f"log_prob (B={b_loop}, N={n_loop}, K={k_loop})", t_l, t_b, peer="loop", ours="batched"))
 
     s = torch.randn(b, n, generator=g, device=device)
     r = sample_topk(s, k, generator=g)
@@ -87,10 +66,9 @@ def main(argv=None):
         return grad
 
     assert torch.allclose(score_logits(s, r), autograd_masked(), atol=1e-4)
-    t_c = _time(lambda: score_logits(s, r), device)
-    t_m = _time(autograd_masked, device)
-    print(f"V-PG score (B={b}, N={n}, K={k}): closed form vs masked O(NK) autograd: {t_m / t_c:.1f}x "
-          f"({t_c * 1e3:.2f} ms vs {t_m * 1e3:.1f} ms)")
+    t_c = time_call(lambda: score_logits(s, r), device=device)
+    t_m = time_call(autograd_masked, device=device)
+    print(ratio_line(f"V-PG score (B={b}, N={n}, K={k})", t_m, t_c, peer="masked O(NK) autograd", ours="closed form"))
 
     chosen = r[:, :1]
 
@@ -109,10 +87,10 @@ def main(argv=None):
         lr = log_inclusion_prob(x, cq, k, method="quadrature", n_nodes=nodes)
         return torch.autograd.grad(lr.sum(), x)[0]
 
-    t_mc = _time(capg("mc"), device)
-    t_q = _time(quad, device, repeat=1) * b / bq
-    print(f"CA-PG grad log rho (B={b}, N={n}, K={k}): Gumbel-MC (M={m}) vs quadrature (G={nodes}): "
-          f"{t_q / t_mc:.1f}x ({t_mc * 1e3:.2f} ms vs {t_q * 1e3:.0f} ms, quadrature extrapolated from B={bq})")
+    t_mc = time_call(capg("mc"), device=device)
+    t_q = time_call(quad, repeats=1, device=device) * b / bq
+    print(ratio_line(f"CA-PG grad log rho (B={b}, N={n}, K={k}; quadrature extrapolated from B={bq})", t_q, t_mc,
+                     peer=f"quadrature (G={nodes})", ours=f"Gumbel-MC (M={m})"))
 
 
 if __name__ == "__main__":

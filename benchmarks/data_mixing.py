@@ -3,45 +3,28 @@ and the 5K+1 law's fit time for K=5 (with the exp law's for reference)."""
 
 from __future__ import annotations
 
-import argparse
-import time
-
 import numpy as np
-import torch
 
+from icml26.bench import parse_args, ratio_line, time_call
 from icml26.papers.data_mixing import baselines, method, skills
 from icml26.papers.data_mixing.fitting import fit_law
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--device", default="cpu")
-    ap.add_argument("--quick", action="store_true", help="tiny sizes (< 10 s)")
-    args = ap.parse_args(argv)
-    dev = torch.device(args.device)
+    args, dev = parse_args(__doc__, argv)
     M, steps, width = (8, 30, 8) if args.quick else (64, 300, 16)
     K = 5
     dom = skills.make_domains(alphas=(0.6, 0.9, 1.2, 1.5, 1.8), n_tail=100 if args.quick else 400, device=dev)
     h = np.random.default_rng(0).dirichlet(np.ones(K), M)
     w = skills.training_weights(dom, h, D=None)
 
-    def timed(fn):
-        if dev.type == "cuda":
-            torch.cuda.synchronize()
-        t = time.perf_counter()
-        fn()
-        if dev.type == "cuda":
-            torch.cuda.synchronize()
-        return time.perf_counter() - t
-
-    skills.train_batched(dom, w, width, steps=2)  # warm-up (allocator, kernels)
+    skills.train_batched(dom, w, width, steps=2)  # warm-up (allocator, kernels), cheaper than a full run
     skills.train_loop(dom, w[:2], width, steps=2)
-    t_batch = timed(lambda: skills.train_batched(dom, w, width, steps=steps))
-    t_loop = timed(lambda: skills.train_loop(dom, w, width, steps=steps))
+    t_batch = time_call(lambda: skills.train_batched(dom, w, width, steps=steps), repeats=1, device=dev, warmup=0)
+    t_loop = time_call(lambda: skills.train_loop(dom, w, width, steps=steps), repeats=1, device=dev, warmup=0)
     print(f"training {M} mixtures x {steps} steps, width {width}, {dom.S} skills on {dev.type}")
-    print(f"  batched: {t_batch:.3f} s ({M * steps / t_batch:.0f} model-steps/s)")
-    print(f"  loop:    {t_loop:.3f} s ({M * steps / t_loop:.0f} model-steps/s)")
-    print(f"batched vs loop: {t_loop / t_batch:.1f}x")
+    print(f"  batched: {M * steps / t_batch:.0f} model-steps/s, loop: {M * steps / t_loop:.0f} model-steps/s")
+    print(ratio_line("batched vs loop", t_loop, t_batch, peer="loop", ours="batched"))
 
     rng = np.random.default_rng(1)
     n = 30 if args.quick else 120
@@ -52,12 +35,11 @@ def main(argv=None):
     D = rng.choice([2.0, 8.0], n)
     L = method.evaluate_law(true, hf, N, D)["loss"] * np.exp(0.01 * rng.standard_normal((n, K)))
     iters = 100 if args.quick else 500
-    t0 = time.perf_counter()
-    fit = fit_law(method.LAW, hf, N, D, L, restarts=1, maxiter=iters)
-    t_ours = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    fit_law(baselines.EXP_LAW, hf, N, D, L, restarts=1, maxiter=iters)
-    t_exp = time.perf_counter() - t0
+    fits = []  # keeps the timed fit's result for the printout
+    t_ours = time_call(lambda: fits.append(fit_law(method.LAW, hf, N, D, L, restarts=1, maxiter=iters)),
+                       repeats=1, warmup=0)
+    fit = fits[-1]
+    t_exp = time_call(lambda: fit_law(baselines.EXP_LAW, hf, N, D, L, restarts=1, maxiter=iters), repeats=1, warmup=0)
     print(f"law fit, K={K}, {n} mixtures, 1 start, <= {iters} L-BFGS-B iterations: ours {t_ours:.2f} s "
           f"({method.n_params(K)} params, train loss {fit.train_loss:.2e}), exp law {t_exp:.2f} s "
           f"({baselines.exp_law_n_params(K)} params)")

@@ -8,33 +8,16 @@
 
 from __future__ import annotations
 
-import argparse
-import time
-
 import torch
 
+from icml26.bench import parse_args, ratio_line, time_call
 from icml26.data import graphs as gdata
 from icml26.nn.spectral import normalized_laplacian
 from icml26.papers.fspec_gnn.method import FSpecLite, full_spectrum_conv, lite_dense_reference, padded_eigh
 
 
-def _time(fn, reps, sync):
-    fn()
-    sync()
-    t = time.perf_counter()
-    for _ in range(reps):
-        fn()
-    sync()
-    return (time.perf_counter() - t) / reps
-
-
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--device", default="cpu")
-    ap.add_argument("--quick", action="store_true", help="tiny sizes (< 10 s)")
-    args = ap.parse_args(argv)
-    dev = torch.device(args.device)
-    sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)
+    args, dev = parse_args(__doc__, argv)
     B, d, n_rng, n_big, reps = (16, 8, (6, 10), 600, 3) if args.quick else (256, 64, (10, 30), 5000, 10)
 
     # 1. batched dense full-spectrum convolution vs a loop over graphs and channels
@@ -43,7 +26,7 @@ def main(argv=None):
     n = adj.shape[1]
     X = torch.randn(B, n, n, d, device=dev)
     G = torch.randn(B, n, n, d, device=dev)
-    batched = _time(lambda: full_spectrum_conv(U, X, G), reps, sync)
+    batched = time_call(lambda: full_spectrum_conv(U, X, G), reps, dev)
 
     def loop():
         out = torch.empty_like(X)
@@ -52,10 +35,10 @@ def main(argv=None):
                 out[b, :, :, c] = U[b] @ (G[b, :, :, c] * (U[b].T @ X[b, :, :, c] @ U[b])) @ U[b].T
         return out
 
-    looped = _time(loop, max(1, reps // 3), sync)
+    looped = time_call(loop, max(1, reps // 3), dev)
     assert torch.allclose(loop(), full_spectrum_conv(U, X, G), atol=1e-4)
-    print(f"full-spectrum conv, B={B} graphs, n<={n}, d={d}: batched {batched * 1e3:.2f} ms, "
-          f"loop {looped * 1e3:.2f} ms -> batched vs loop: {looped / batched:.1f}x")
+    print(ratio_line(f"full-spectrum conv, B={B} graphs, n<={n}, d={d}", looped, batched, peer="loop",
+                     ours="batched"))
 
     # 2. scalable (sparse, rank-1 separable) layer vs dense eigendecomposition form
     g = gdata.csbm(n_big, 4, 10.0, 0.3, seed=0, device=dev)
@@ -64,12 +47,12 @@ def main(argv=None):
     model.gat.bias = None
     h = torch.randn(g.num_nodes, 4, device=dev)
     with torch.no_grad():
-        sparse_t = _time(lambda: model.propagate(h, lap, g.edge_index), reps, sync)
-        dense_t = _time(lambda: lite_dense_reference(model, h, lap, g.edge_index), 1, sync)
+        sparse_t = time_call(lambda: model.propagate(h, lap, g.edge_index), reps, dev)
+        dense_t = time_call(lambda: lite_dense_reference(model, h, lap, g.edge_index), 1, dev)
         ref = lite_dense_reference(model, h, lap, g.edge_index)
         err = float((model.propagate(h, lap, g.edge_index) - ref).abs().max())
-    print(f"FSpec-lite layer, n={n_big}, |E|={g.edge_index.shape[1]}: sparse {sparse_t * 1e3:.2f} ms, dense eigh form "
-          f"{dense_t * 1e3:.1f} ms (max diff {err:.1e}) -> sparse vs dense: {dense_t / sparse_t:.1f}x")
+    print(ratio_line(f"FSpec-lite layer, n={n_big}, |E|={g.edge_index.shape[1]} (max diff {err:.1e})", dense_t,
+                     sparse_t, peer="dense eigh form", ours="sparse"))
 
 
 if __name__ == "__main__":

@@ -7,26 +7,12 @@ Prints the ratios; no timing assertions.
 
 from __future__ import annotations
 
-import argparse
-import time
-
 import torch
 
+from icml26.bench import parse_args, ratio_line, time_call
 from icml26.papers.otp_fm import baselines, data
 from icml26.papers.otp_fm.method import OTPPath, otp_target_sampler
 from icml26.transport import chain_indices
-
-
-def _time(fn, repeats: int, device: torch.device) -> float:
-    fn()
-    if device.type == "cuda":
-        torch.cuda.synchronize()
-    t0 = time.perf_counter()
-    for _ in range(repeats):
-        fn()
-    if device.type == "cuda":
-        torch.cuda.synchronize()
-    return (time.perf_counter() - t0) / repeats
 
 
 def loop_targets(path: OTPPath, x0, x1, ys, t):
@@ -47,11 +33,7 @@ def loop_targets(path: OTPPath, x0, x1, ys, t):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--device", default="cpu")
-    parser.add_argument("--quick", action="store_true", help="tiny sizes for the test suite")
-    args = parser.parse_args(argv)
-    device = torch.device(args.device)
+    args, device = parse_args(__doc__, argv)
     batch = 64 if args.quick else 4096
     loop_batch = 32 if args.quick else 512
     repeats = 3 if args.quick else 20
@@ -61,14 +43,15 @@ def main(argv=None):
     path = OTPPath([0.25, 0.5, 0.75], 1000.0, kernel="gaussian", widths=0.1)
     x0, x1 = torch.randn(batch, 2, generator=g).to(device), torch.randn(batch, 2, generator=g).to(device)
     ys, t = torch.randn(batch, 3, 2, generator=g).to(device), torch.rand(batch, generator=g).to(device)
-    t_batched = _time(lambda: path.path(x0, x1, ys, t), repeats, device) / batch
+    t_batched = time_call(lambda: path.path(x0, x1, ys, t), repeats, device) / batch
     xb, yb, tb = x0[:loop_batch].cpu(), ys[:loop_batch].cpu(), t[:loop_batch].cpu()
-    t_loop = _time(lambda: loop_targets(path, xb, x1[:loop_batch].cpu(), yb, tb), 1, torch.device("cpu")) / loop_batch
+    t_loop = time_call(lambda: loop_targets(path, xb, x1[:loop_batch].cpu(), yb, tb), 1, "cpu") / loop_batch
     ref_x, ref_u = loop_targets(path, xb, x1[:loop_batch].cpu(), yb, tb)
     got_x, got_u = path.path(xb, x1[:loop_batch].cpu(), yb, tb)
     assert torch.allclose(ref_x, got_x, atol=1e-4) and torch.allclose(ref_u, got_u, atol=1e-3)
-    print(f"per-tuple target cost: batched {t_batched * 1e6:.2f} us, loop {t_loop * 1e6:.1f} us")
-    print(f"batched vs loop: {t_loop / t_batched:.1f}x")
+    # scaled to 1000 tuples, so that ratio_line's ms read as us per tuple
+    print(ratio_line("target cost per 1000 tuples (ms here = us per tuple)", t_loop * 1e3, t_batched * 1e3,
+                     peer="loop", ours="batched"))
 
     snaps = [s.to(device) for s in data.rotating_blobs(n=n, T=9, n_blobs=1)]
     train = [snaps[s] for s in (0, 2, 4, 6, 8)]
@@ -77,8 +60,8 @@ def main(argv=None):
     chains = chain_indices(train)
     draw_otp = otp_target_sampler(train, times, path, batch, 10, gen, chains=chains, curriculum="constant1")
     draw_cfm = baselines.piecewise_cfm_sampler(train, times, batch, gen, coupling="ot")
-    t_otp = _time(lambda: draw_otp(5), repeats, device)
-    t_cfm = _time(lambda: draw_cfm(5), repeats, device)
+    t_otp = time_call(lambda: draw_otp(5), repeats, device)
+    t_cfm = time_call(lambda: draw_cfm(5), repeats, device)
     print(f"target draw per step (batch {batch}): OTP-FM {t_otp * 1e3:.2f} ms, piecewise OT-CFM {t_cfm * 1e3:.2f} ms")
     print(f"OT-CFM vs OTP-FM target cost: {t_otp / t_cfm:.2f}x (OTP-FM / OT-CFM)")
 

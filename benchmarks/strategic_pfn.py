@@ -10,25 +10,11 @@ Run: ``python benchmarks/strategic_pfn.py [--device cpu|cuda] [--quick]``. No ti
 
 from __future__ import annotations
 
-import argparse
-import time
-
 import torch
 
+from icml26.bench import parse_args, ratio_line, time_call
 from icml26.nn.pfn import TinyPFN
 from icml26.papers.strategic_pfn import data, method
-
-
-def _time(fn, repeat: int, device) -> float:
-    fn()  # warm-up
-    if device.type == "cuda":
-        torch.cuda.synchronize()
-    t = time.perf_counter()
-    for _ in range(repeat):
-        fn()
-    if device.type == "cuda":
-        torch.cuda.synchronize()
-    return (time.perf_counter() - t) / repeat
 
 
 def spn_pipeline(model, task, budget=1.0):
@@ -40,11 +26,7 @@ def spn_pipeline(model, task, budget=1.0):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--device", default="cpu")
-    parser.add_argument("--quick", action="store_true", help="tiny sizes (< 10 s)")
-    args = parser.parse_args(argv)
-    device = torch.device(args.device)
+    args, device = parse_args(__doc__.splitlines()[0], argv)
     if device.type == "cuda" and not torch.cuda.is_available():
         raise ValueError("--device cuda was asked for, but CUDA is not available")
     R, n_ctx, n_test, repeat = (4, 64, 200, 1) if args.quick else (16, 256, 2000, 3)
@@ -53,7 +35,7 @@ def main(argv=None):
     model = TinyPFN(d_max=8, d_model=dm, n_layers=2, n_heads=4, d_ff=2 * dm).to(device).eval()
     task = data.strategic_gauss(R, n_ctx, n_test, seed=0, device=device)
     with torch.no_grad():
-        batched = _time(lambda: spn_pipeline(model, task), repeat, device)
+        batched = time_call(lambda: spn_pipeline(model, task), repeat, device)
 
         def loop():
             for i in range(R):
@@ -61,16 +43,14 @@ def main(argv=None):
                                                                 task.x_extra, task.y_extra)), task.cost)
                 spn_pipeline(model, sub)
 
-        looped = _time(loop, repeat, device)
-        print(f"SPN pipeline, {R} tasks x {n_ctx} context x {n_test} test rows on {device.type}: "
-              f"batched {batched * 1e3:.1f} ms, loop {looped * 1e3:.1f} ms")
-        print(f"batched vs loop: {looped / batched:.1f}x")
+        looped = time_call(loop, repeat, device)
+        print(ratio_line(f"SPN pipeline, {R} tasks x {n_ctx} context x {n_test} test rows on {device.type}",
+                         looped, batched, peer="loop", ours="batched"))
         xq = task.x_test
-        fast = _time(lambda: model.predict(task.x_ctx, task.y_ctx, xq), repeat, device)
-        masked = _time(lambda: model.forward_masked(task.x_ctx, task.y_ctx, xq), repeat, device)
-        print(f"PFN inference ({n_test} queries): cached context {fast * 1e3:.1f} ms, "
-              f"masked encoder {masked * 1e3:.1f} ms")
-        print(f"cached-context vs masked encoder: {masked / fast:.1f}x")
+        fast = time_call(lambda: model.predict(task.x_ctx, task.y_ctx, xq), repeat, device)
+        masked = time_call(lambda: model.forward_masked(task.x_ctx, task.y_ctx, xq), repeat, device)
+        print(ratio_line(f"PFN inference ({n_test} queries)", masked, fast, peer="masked encoder",
+                         ours="cached context"))
 
 
 if __name__ == "__main__":

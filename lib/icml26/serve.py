@@ -62,6 +62,16 @@ class Server:
                 except ProcessLookupError:
                     pass
 
+    def shutdown_kernels(self) -> int:
+        """Shut down every kernel this server runs (Jupyter's REST API); return how many."""
+        with urllib.request.urlopen(f"{self.url}/api/kernels", timeout=10) as resp:
+            kernels = json.loads(resp.read())
+        for k in kernels:
+            req = urllib.request.Request(f"{self.url}/api/kernels/{k['id']}", method="DELETE")
+            with urllib.request.urlopen(req, timeout=30):
+                pass
+        return len(kernels)
+
     def log_text(self) -> str:
         return self.log.read_text(errors="replace") if self.log.exists() else ""
 

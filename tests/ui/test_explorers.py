@@ -4,6 +4,8 @@ Each explorer prints a text caption (the current control values) above its figur
 Output; the test waits on that caption and on the figure's image data, never on a sleep.
 """
 
+import re
+
 import pytest
 
 from icml26 import registry
@@ -66,7 +68,11 @@ def test_explorer_in_voila(slug, page, voila):
 def test_explorer_in_jupyterlab(slug, page, lab):
     page.goto(f"{lab.url}/lab/tree/{PAGES[slug]}", wait_until="domcontentloaded")
     page.wait_for_selector(".jp-Notebook .jp-Cell")
-    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", state="attached", timeout=120_000)
+    # the kernel must be connected and idle before Run All, or the run can be lost
+    page.get_by_text(re.compile(r"Python 3 \(ipykernel\) \| Idle")).first.wait_for(timeout=180_000)
     page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
     page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
-    move_first_slider_and_check(page, SHOTS / f"{slug}_lab.png")
+    try:
+        move_first_slider_and_check(page, SHOTS / f"{slug}_lab.png")
+    finally:
+        lab.shutdown_kernels()  # one explorer's kernel must not slow the next one down

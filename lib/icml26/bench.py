@@ -1,0 +1,52 @@
+"""Shared pieces of the speed benchmarks in ``benchmarks/``: arguments, timing, ratio lines.
+
+Benchmarks measure a hot path against its natural peer in one run and print the ratio; they never
+assert a time. ``time_call`` synchronises CUDA around the timed calls so GPU times are honest.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+
+import torch
+
+
+def parse_args(description: str, argv=None) -> tuple[argparse.Namespace, torch.device]:
+    """The benchmarks' common command line: ``--device`` (default cpu) and ``--quick`` (tiny sizes)."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--device", default="cpu", help="cpu | cuda | mps")
+    parser.add_argument("--quick", action="store_true", help="tiny sizes (< 10 s), used by the test suite")
+    args = parser.parse_args(argv)
+    return args, torch.device(args.device)
+
+
+def _sync(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def time_call(fn: Callable[[], object], repeats: int = 3, device: torch.device | str = "cpu",
+              warmup: int = 1) -> float:
+    """Mean seconds per call of ``fn`` over ``repeats`` calls, after ``warmup`` untimed calls."""
+    if repeats < 1 or warmup < 0:
+        raise ValueError(f"repeats must be >= 1 and warmup >= 0; got repeats={repeats}, warmup={warmup}")
+    device = torch.device(device)
+    for _ in range(warmup):
+        fn()
+    _sync(device)
+    start = time.perf_counter()
+    for _ in range(repeats):
+        fn()
+    _sync(device)
+    return (time.perf_counter() - start) / repeats
+
+
+def ratio_line(label: str, peer_seconds: float, ours_seconds: float, peer: str = "peer",
+               ours: str = "ours") -> str:
+    """One printed result: both times and how many times faster ``ours`` is than ``peer``."""
+    if peer_seconds <= 0 or ours_seconds <= 0:
+        raise ValueError(f"times must be positive; got peer={peer_seconds}, ours={ours_seconds}")
+    return (f"{label}: {peer} {peer_seconds * 1e3:.2f} ms, {ours} {ours_seconds * 1e3:.2f} ms, "
+            f"{ours} is {peer_seconds / ours_seconds:.1f}x faster")
