@@ -347,7 +347,7 @@ def hybrid(A: torch.Tensor, *, switch: str = "adaptive", T0="auto", growth: floa
            eps_switch: float = 1e-4, check_every: int = 50, warm_starts=WARM_STARTS, averaging: str = "quadratic",
            alternating: bool = True, eta_scale: float = 1.0, kappa: float = 1e-2, nu: float = 0.9,
            tol: float = 1e-12, max_newton: int = 30, regularize: str = "normal_map",
-           globalization: str = "linesearch", balance: bool = True) -> HybridResult:
+           globalization: str = "linesearch", balance: bool = True, min_newton: int = 8) -> HybridResult:
     """Hybrid PRM+ -> SSN (Algorithm 1 of the paper; switching rules *inferred*, note §3.7), batched.
 
     ``switch="adaptive"`` (HPSSN-like): run PRM+ in chunks ``T0, g T0, g^2 T0, ...`` (``g = growth``; continuing, not
@@ -359,7 +359,7 @@ def hybrid(A: torch.Tensor, *, switch: str = "adaptive", T0="auto", growth: floa
 
     Cost balance (*inferred*, project choice; the paper's rule is not available): ``T0="auto"`` makes the
     first PRM+ chunk cost about two Newton solves (``max(200, solve cost)`` iterations), and with
-    ``balance=True`` a Newton phase may take at most ``max(2, chunk cost / solve cost)`` steps (capped by
+    ``balance=True`` a Newton phase may take at most ``max(min_newton, chunk cost / solve cost)`` steps (capped by
     ``max_newton``), so the Newton effort never outgrows the first-order effort before it (a doubling
     trick). Without it, failing line-search phases on large games waste up to ``max_newton`` solves each.
     """
@@ -369,6 +369,7 @@ def hybrid(A: torch.Tensor, *, switch: str = "adaptive", T0="auto", growth: floa
         raise ValueError(f"switch must be one of {SWITCHES}; got {switch!r}")
     solve_cost = newton_solve_cost(n, m)
     T0 = max(200, math.ceil(solve_cost)) if T0 == "auto" else _check_int("T0", T0)
+    min_newton = _check_int("min_newton", min_newton)
     if not isinstance(balance, bool):
         raise ValueError(f"balance must be a bool; got {balance!r}")
     max_iterations = _check_int("max_iterations", max_iterations)
@@ -401,7 +402,7 @@ def hybrid(A: torch.Tensor, *, switch: str = "adaptive", T0="auto", growth: floa
             return
         kw = dict(newton_kw)
         if balance:
-            kw["max_newton"] = int(min(max_newton, max(2, (2 * steps_done) // solve_cost)))
+            kw["max_newton"] = int(min(max_newton, max(min_newton, (2 * steps_done) // solve_cost)))
         ii = torch.tensor(idx, device=A.device)
         x0, y0 = rm.iterate(averaging if start == "average" else "last")
         x0, y0 = x0[ii], y0[ii]
