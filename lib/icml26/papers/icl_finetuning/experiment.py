@@ -1,0 +1,203 @@
+"""The runs behind the claims (note §6-§7): theory-derived and learned error-vs-shots curves.
+
+``run(config, device, seed)`` returns
+
+* ``theory``: curves of the closed-form parameters (pretrained, ZS-all at w=0.52, ZS-V at the pretrained w,
+  ZS+FS-V at w*(n_ft)) on the target ``theta0``, the opposite task ``-theta0`` and a random unit task;
+* ``learned[init]`` for each pretraining start (``"theory"``: the closed-form optimum plus N(0, 0.01^2) noise,
+  then a short pretraining; ``"scratch"``: the paper's N(0, 0.05^2) init): the pretrained model and every
+  fine-tuning method (``zs_all``, ``zs_v``, ``zsfs_all``, ``zsfs_v``, and, with the split Q/K model,
+  ``zs_q``, ``zs_k``, ``zs_kq``), each with curves, its effective w and its ZS loss trace; all methods share the
+  same data, budget, optimiser and evaluation prompts (common random numbers);
+* ``angle``: 20-shot error against the angle between the evaluation task and ``theta0`` (note §8, §10);
+* ``diabetes`` (when enabled): the same with real diabetes covariates (note §7);
+* ``softmax`` (when enabled): the softmax-transformer LoRA extension (C6).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import torch
+
+from . import baselines
+from .data import PairDataset, diabetes_covariates, rotate_task, sample_tasks
+from .method import EvalSet, LinearAttentionICL, TrainConfig, finetune, pretrain, theory_params, w_star
+
+CONFIGS = {
+    "quick": {
+        "d": 5, "sigma2": 0.1, "n_pt": 20, "n_ft": 20, "dataset_size": 20000,
+        "pretrain_steps": 100, "pretrain_batch": 500, "ft_steps": 600, "ft_batch": 400, "lr": 0.01,
+        "inits": ["theory"], "methods": ["zs_all", "zs_v", "zsfs_v"],
+        "eval_batch": 20000, "eval_seeds": 1, "shots": [0, 1, 2, 5, 10, 20],
+        "angles": [0, 45, 90, 135, 180], "angle_batch": 5000, "diabetes": False, "softmax": None,
+    },
+    "standard": {
+        "d": 5, "sigma2": 0.1, "n_pt": 20, "n_ft": 20, "dataset_size": 100000,
+        "pretrain_steps": 1000, "pretrain_batch": 1000, "ft_steps": 1000, "ft_batch": 1000, "lr": 0.01,
+        "inits": ["theory", "scratch"],
+        "methods": ["zs_all", "zs_v", "zsfs_all", "zsfs_v", "zs_q", "zs_k", "zs_kq"],
+        "eval_batch": 50000, "eval_seeds": 3, "shots": [0, 1, 2, 5, 10, 20],
+        "angles": [0, 30, 60, 90, 120, 150, 180], "angle_batch": 20000, "diabetes": True, "softmax": None,
+    },
+    "full": {
+        "d": 5, "sigma2": 0.1, "n_pt": 20, "n_ft": 20, "dataset_size": 100000,
+        "pretrain_steps": 5000, "pretrain_batch": 5000, "ft_steps": 5000, "ft_batch": 5000, "lr": 0.01,
+        "inits": ["theory", "scratch"],
+        "methods": ["zs_all", "zs_v", "zsfs_all", "zsfs_v", "zs_q", "zs_k", "zs_kq"],
+        "eval_batch": 50000, "eval_seeds": 5, "shots": [0, 1, 2, 5, 10, 20, 40],
+        "angles": [0, 30, 60, 90, 120, 150, 180], "angle_batch": 50000, "diabetes": True,
+        "softmax": {"d_model": 128, "n_layers": 2, "n_heads": 4, "pretrain_steps": 4000, "batch": 256,
+                    "ft_steps": 1000, "lr": 3e-4, "ft_lr": 1e-3, "rank": 8, "eval_batch": 4000},
+    },
+}
+
+TASKS = ("target", "opposite", "random")
+
+
+def _pretrained_model(cfg: dict, init: str, split: bool, gen: torch.Generator, device, pool=None,
+                      d: int | None = None) -> LinearAttentionICL:
+    """The pretrained linear-attention model: from the closed-form optimum plus noise, or from scratch."""
+    d = cfg["d"] if d is None else d
+    par = "split" if split else "merged"
+    if init == "theory":
+        model = LinearAttentionICL(d, par, init_std=0.01, generator=gen, device=device)
+        g = theory_params("pretrained", d, m=cfg["n_pt"], device=device)
+        with torch.no_grad():
+            model.V.add_(g.V)
+            if split:  # W_q^T W_k = gamma I on the x-block
+                root = math.sqrt(float(g.Q[1, 1]))
+                model.Wq[1:-1, 1:-1].add_(root * torch.eye(d, device=device))
+                model.Wk[1:-1, 1:-1].add_(root * torch.eye(d, device=device))
+            else:
+                model.Q.add_(g.Q)
+    elif init == "scratch":
+        model = LinearAttentionICL(d, par, init_std=0.05, generator=gen, device=device)
+    else:
+        raise ValueError(f"init must be 'theory' or 'scratch'; got {init!r}")
+    pcfg = TrainConfig(steps=cfg["pretrain_steps"] * (1 if init == "theory" else 2), batch=cfg["pretrain_batch"],
+                       n_shots=cfg["n_pt"], lr=cfg["lr"])
+    pretrain(model, pcfg, sigma2=cfg["sigma2"], pool=pool, generator=gen)
+    return model
+
+
+def _learned(cfg: dict, init: str, theta0, evalset: EvalSet, gen, device, pool=None) -> dict:
+    """Pretrain once (per parameterisation), then run every method from that same start on the same data."""
+    d = theta0.shape[0]
+    data = PairDataset(theta0, cfg["dataset_size"], sigma2=cfg["sigma2"], pool=pool, generator=gen)
+    fcfg = TrainConfig(steps=cfg["ft_steps"], batch=cfg["ft_batch"], n_shots=cfg["n_ft"], lr=cfg["lr"])
+    methods = list(cfg["methods"])
+    need_split = any(m in baselines.SPLIT_METHODS for m in methods)
+    starts = {"merged": _pretrained_model(cfg, init, False, gen, device, pool, d)}
+    if need_split:
+        starts["split"] = _pretrained_model(cfg, init, True, gen, device, pool, d)
+    out = {}
+    for par, model in starts.items():
+        key = "pretrained" if par == "merged" else "pretrained_split"
+        out[key] = _summary(model, evalset, cfg["shots"], None)
+    for name in methods:
+        par = "split" if name in baselines.SPLIT_METHODS else "merged"
+        model = baselines.clone(starts[par])
+        subset, objective = baselines.METHODS[name]
+        losses = finetune(model, data, fcfg, subset=subset, objective=objective, generator=gen)
+        out[name] = _summary(model, evalset, cfg["shots"], losses)
+    return out
+
+
+def _summary(model, evalset: EvalSet, shots, losses) -> dict:
+    res = {"curves": {t: evalset.curve(model, t, shots) for t in evalset.prompts},
+           "w_eff": model.effective_w()}
+    if losses is not None:
+        stride = max(1, len(losses) // 50)
+        res["loss"] = losses[::stride]
+    p = model.params_dict()
+    res["Q"], res["V_last"] = p["Q"].cpu().tolist(), p["V"][-1].cpu().tolist()
+    return res
+
+
+def _angle_sweep(cfg, theta0, models: dict, gen, device) -> dict:
+    n = cfg["n_ft"]
+    out = {name: [] for name in models}
+    for deg in cfg["angles"]:
+        theta = rotate_task(theta0, math.radians(deg), generator=gen)
+        ev = EvalSet({"t": theta}, n, cfg["angle_batch"], 1, sigma2=cfg["sigma2"], seed=777 + deg)
+        for name, model in models.items():
+            out[name].append(ev.curve(model, "t", [n])[0])
+    return {"angles": list(cfg["angles"]), "err": out}
+
+
+def validate_config(config: dict) -> dict:
+    """Check that ``config`` has every key of the quick config with sane values; return it."""
+    if not isinstance(config, dict):
+        raise ValueError(f"config must be a dict like CONFIGS['quick']; got {type(config).__name__}")
+    missing = set(CONFIGS["quick"]) - set(config)
+    if missing:
+        raise ValueError(f"config is missing keys {sorted(missing)}")
+    unknown = [m for m in config["methods"] if m not in baselines.METHODS]
+    if unknown:
+        raise ValueError(f"config['methods'] has unknown methods {unknown}; choose from {list(baselines.METHODS)}")
+    if not config["inits"] or any(i not in ("theory", "scratch") for i in config["inits"]):
+        raise ValueError(f"config['inits'] must list 'theory' and/or 'scratch'; got {config['inits']!r}")
+    if config["n_ft"] not in config["shots"] or 0 not in config["shots"] or 5 not in config["shots"]:
+        raise ValueError("config['shots'] must contain 0, 5 and n_ft")
+    return config
+
+
+def run(config: dict, device="cpu", seed: int = 0) -> dict:
+    """Run the experiment at one scale; see the module docstring for the returned dict."""
+    t0 = time.perf_counter()
+    cfg = validate_config(config)
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
+    device = torch.device(device)
+    gen = torch.Generator(device=device)
+    gen.manual_seed(seed)
+    d, s2, shots = cfg["d"], cfg["sigma2"], cfg["shots"]
+    theta0 = sample_tasks(1, d, gen, device=device)[0]
+    rnd = sample_tasks(1, d, gen, device=device)[0]
+    tasks = {"target": theta0, "opposite": -theta0, "random": rnd}
+    evalset = EvalSet(tasks, max(shots), cfg["eval_batch"], cfg["eval_seeds"], sigma2=s2, seed=10_000 * (seed + 1))
+
+    wstar = w_star(cfg["n_ft"], d, s2)
+    theory_models = {
+        "pretrained": theory_params("pretrained", d, m=cfg["n_pt"], device=device),
+        "zs_all": theory_params("zs_all", d, m=cfg["n_pt"], theta0=theta0, w=0.52, device=device),
+        "zs_v": theory_params("zs_v", d, m=cfg["n_pt"], theta0=theta0, device=device),
+        "zsfs_v": theory_params("zs_v", d, m=cfg["n_pt"], theta0=theta0, w=wstar, device=device),
+    }
+    results = {"config": {k: v for k, v in cfg.items() if k != "softmax"}, "seed": seed, "shots": list(shots),
+               "w_star": wstar,
+               "theory": {k: _summary(m, evalset, shots, None) for k, m in theory_models.items()},
+               "learned": {}}
+    for init in cfg["inits"]:
+        results["learned"][init] = _learned(cfg, init, theta0, evalset, gen, device)
+    results["angle"] = _angle_sweep(cfg, theta0, theory_models, gen, device)
+
+    if cfg["diabetes"]:
+        pool, th = diabetes_covariates(device=device)
+        ev = EvalSet({"target": th, "opposite": -th, "random": sample_tasks(1, th.shape[0], gen, device=device)[0]},
+                     max(shots), cfg["eval_batch"] // 5, 1, sigma2=s2, pool=pool, seed=4242 + seed)
+        dcfg = dict(cfg, methods=["zs_all", "zs_v"])
+        results["diabetes"] = _learned(dcfg, "theory", th, ev, gen, device, pool=pool)
+
+    if cfg["softmax"]:
+        from .softmax_ext import run_softmax_extension
+
+        results["softmax"] = run_softmax_extension(cfg["softmax"], d=d, sigma2=s2, n_shots=cfg["n_ft"],
+                                                   theta0=theta0, device=device, generator=gen)
+    results["seconds"] = time.perf_counter() - t0
+    return results
+
+
+def err(results: dict, source: str, method: str, task: str, n: int, init: str = "theory") -> float:
+    """Error of ``method`` on ``task`` at ``n`` shots; ``source``: "theory", "learned" (with ``init``), "diabetes"."""
+    if source == "theory":
+        block = results["theory"]
+    elif source == "learned":
+        block = results["learned"][init]
+    elif source == "diabetes":
+        block = results["diabetes"]
+    else:
+        raise ValueError(f"source must be 'theory', 'learned' or 'diabetes'; got {source!r}")
+    return block[method]["curves"][task][results["shots"].index(n)]

@@ -1,0 +1,348 @@
+"""Fine-tuning a one-layer linear-attention model without forgetting in-context learning (note §3).
+
+Model (note §3.2): one head of *bilinear* linear attention with a residual stream over tokens
+``z_j = (1, x_j, y_j)``:
+
+    out_n = z_n + (1/N) sum_m (z_n^T Q z_m) V z_m,      y_hat = [out_N]_{d+2},
+
+with a merged key-query matrix ``Q`` (``parameterisation="merged"``) or split ``W_q, W_k`` with
+``Q = W_q^T W_k`` (``"split"``, used for the Q-only / K-only / KQ-only fine-tuning of note §4). ``N`` counts
+the query token (note §10). The shared :mod:`icml26.nn.attention` block's ``"linear"`` variant uses an
+``elu + 1`` kernel and a row normalisation, which is a different operator, so this exact bilinear form lives here.
+
+The paper's proposal is to fine-tune only ``V`` on the zero-shot (ZS) loss, optionally with an auxiliary
+few-shot (FS) loss whose weight is annealed linearly from 1 to 0 (note §3.4); that keeps the query-key
+channel that reads the context. Closed-form optima of note §3.5 are in :func:`theory_params` and :func:`w_star`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+from .data import PairDataset, _check_int, _check_pos, sample_prompts, sample_tasks, truncate_shots
+
+PARAMETERISATIONS = ("merged", "split")
+SUBSETS = ("all", "v", "q", "k", "kq")
+OBJECTIVES = ("zs", "zs+fs")
+
+
+class LinearAttentionICL(nn.Module):
+    """One-layer, one-head linear attention for in-context regression (note §3.2).
+
+    ``forward(z)`` maps prompts ``(B, N, d+2)`` to predictions ``(B,)`` read from the query token.
+    ``forward_all(z)`` returns every output token ``(B, N, d+2)`` (slow reference form used by the tests).
+    Init: every entry ``N(0, init_std^2)`` (0.05 in the paper's code).
+    """
+
+    def __init__(self, d: int, parameterisation: str = "merged", init_std: float = 0.05,
+                 generator: torch.Generator | None = None, device="cpu", dtype=torch.float32):
+        super().__init__()
+        self.d = _check_int("d", d, 1)
+        if parameterisation not in PARAMETERISATIONS:
+            raise ValueError(f"parameterisation must be one of {PARAMETERISATIONS}; got {parameterisation!r}")
+        init_std = _check_pos("init_std", init_std, allow_zero=True)
+        self.parameterisation = parameterisation
+        size = self.d + 2
+
+        def init():
+            return nn.Parameter(init_std * torch.randn(size, size, generator=generator, device=device, dtype=dtype))
+
+        self.V = init()
+        if parameterisation == "merged":
+            self.Q = init()
+        else:
+            self.Wq, self.Wk = init(), init()
+
+    def score_matrix(self) -> torch.Tensor:
+        """The bilinear score matrix ``Q`` (``W_q^T W_k`` when split)."""
+        return self.Q if self.parameterisation == "merged" else self.Wq.T @ self.Wk
+
+    def _check(self, z: torch.Tensor) -> None:
+        if not isinstance(z, torch.Tensor) or z.dim() != 3 or z.shape[-1] != self.d + 2 or z.shape[1] < 1:
+            raise ValueError(f"z must be a (B, N >= 1, d+2={self.d + 2}) tensor; got {getattr(z, 'shape', z)!r}")
+
+    def forward(self, z: torch.Tensor) -> torch.Tensor:
+        self._check(z)
+        q = z[:, -1]                                                   # (B, D) query token
+        scores = (z @ (q @ self.score_matrix()).unsqueeze(-1)).squeeze(-1)   # z_N^T Q z_m, (B, N)
+        vals = z @ self.V[-1]                                          # last row of V z_m, (B, N)
+        return q[:, -1] + (scores * vals).sum(1) / z.shape[1]
+
+    def shot_curve(self, z: torch.Tensor, shots) -> torch.Tensor:
+        """Predictions ``(len(shots), B)`` on the prompts keeping the first ``n`` demonstrations of ``z`` plus its
+        query, for every ``n`` in ``shots``, from one pass (prefix sums of the per-token terms).
+        """
+        self._check(z)
+        q = z[:, -1]
+        terms = (z @ (q @ self.score_matrix()).unsqueeze(-1)).squeeze(-1) * (z @ self.V[-1])   # (B, N)
+        prefix = torch.cumsum(terms[:, :-1], dim=1)
+        prefix = torch.cat([torch.zeros_like(prefix[:, :1]), prefix], dim=1)                   # prefix[:, n]
+        out = []
+        for n in shots:
+            if not 0 <= n <= z.shape[1] - 1:
+                raise ValueError(f"shots must lie in [0, {z.shape[1] - 1}]; got {n}")
+            out.append(q[:, -1] + (prefix[:, n] + terms[:, -1]) / (n + 1))
+        return torch.stack(out)
+
+    def forward_all(self, z: torch.Tensor) -> torch.Tensor:
+        self._check(z)
+        scores = torch.einsum("bnd,de,bme->bnm", z, self.score_matrix(), z)
+        return z + torch.einsum("bnm,bme->bne", scores, z @ self.V.T) / z.shape[1]
+
+    def effective_w(self) -> float:
+        """``V[-1,-1]`` times the mean diagonal of ``Q``'s x-block: the scale on ``y`` that Q and V share (§10)."""
+        with torch.no_grad():
+            q = self.score_matrix()[1:-1, 1:-1]
+            return float(self.V[-1, -1] * q.diagonal().mean())
+
+    def params_dict(self) -> dict[str, torch.Tensor]:
+        return {"Q": self.score_matrix().detach().clone(), "V": self.V.detach().clone()}
+
+
+def set_trainable(model: LinearAttentionICL, subset: str) -> list[nn.Parameter]:
+    """Freeze every matrix outside ``subset`` (note §3.4) and return the trainable parameters.
+
+    ``"all"``: every matrix; ``"v"``: the value matrix only (the paper's proposal); ``"q"``, ``"k"``, ``"kq"``: the
+    query and/or key side (for the merged model all three mean the merged ``Q``).
+    """
+    if not isinstance(model, LinearAttentionICL):
+        raise ValueError(f"model must be a LinearAttentionICL; got {type(model).__name__}")
+    if subset not in SUBSETS:
+        raise ValueError(f"subset must be one of {SUBSETS}; got {subset!r}")
+    if model.parameterisation == "merged":
+        names = {"all": ("Q", "V"), "v": ("V",), "q": ("Q",), "k": ("Q",), "kq": ("Q",)}[subset]
+    else:
+        names = {"all": ("Wq", "Wk", "V"), "v": ("V",), "q": ("Wq",), "k": ("Wk",), "kq": ("Wq", "Wk")}[subset]
+    out = []
+    for name, p in model.named_parameters():
+        p.requires_grad_(name in names)
+        if name in names:
+            out.append(p)
+    return out
+
+
+def gamma_pretrained(d: int, m: int) -> float:
+    """The pretrained x-block scale ``Gamma = m/(m+1+d)`` for ``Sigma = I`` (note §3.3, the official theory code)."""
+    d, m = _check_int("d", d, 1), _check_int("m", m, 1)
+    return m / (m + 1 + d)
+
+
+def gamma_exact(d: int, n: int, sigma2: float) -> float:
+    """The exact population-optimal scale for ``n`` demonstrations and ``N = n+1``: ``(n+1)/(n+1+d(1+sigma2))``.
+
+    Derived here (not in the note) from ``E[S S^T] = n(n+1) theta theta^T + n(1+sigma2) I`` with ``S = sum x_j y_j``;
+    it differs from :func:`gamma_pretrained` by about 3% at d=5, n=20. Used only for comparison.
+    """
+    d, n = _check_int("d", d, 1), _check_int("n", n, 1)
+    sigma2 = _check_pos("sigma2", sigma2, allow_zero=True)
+    return (n + 1) / (n + 1 + d * (1 + sigma2))
+
+
+def w_star(n: int | float, d: int, sigma2: float) -> float:
+    """Few-shot-optimal ``w`` for value-only fine-tuning on the target task (note §3.5):
+
+    ``w*(n) = ((n+1) - (n+3+2d)/(d+4)) / (n+1+d+d sigma2)``; ``w*(20) = 0.654`` at d=5, sigma2=0.1,
+    ``w*(inf) = (d+3)/(d+4)``.
+    """
+    if not isinstance(n, (int, float)) or not n >= 0:
+        raise ValueError(f"n must be a number >= 0; got {n!r}")
+    d = _check_int("d", d, 1)
+    sigma2 = _check_pos("sigma2", sigma2, allow_zero=True)
+    if math.isinf(n):
+        return (d + 3) / (d + 4)
+    return ((n + 1) - (n + 3 + 2 * d) / (d + 4)) / (n + 1 + d + d * sigma2)
+
+
+def zs_v_floor(d: int, sigma2: float) -> float:
+    """The lowest zero-shot error of value-only fine-tuning, ``sigma2 + 2/(d+4)`` (note §3.5)."""
+    return _check_pos("sigma2", sigma2, allow_zero=True) + 2 / (_check_int("d", d, 1) + 4)
+
+
+def theory_params(kind: str, d: int, *, m: int = 20, theta0: torch.Tensor | None = None, w: float | None = None,
+                  gamma: float | None = None, device="cpu", dtype=torch.float32) -> LinearAttentionICL:
+    """A merged model set to a closed-form optimum of note §3.3/§3.5.
+
+    * ``"pretrained"``: ``V`` copies ``y`` (``V[-1,-1] = 1``), ``Q``'s x-block is ``gamma I``
+      (default ``m/(m+1+d)``).
+    * ``"zs_all"``: last row of ``V`` is ``(0, w theta0, 1)``, ``Q[0,0] = 1/w``, all else 0 (ZS optimum, any w > 0).
+    * ``"zs_v"``: ``Q`` frozen at the pretrained ``gamma I``; last row of ``V`` is ``(0, theta0/((d+4) gamma),
+      w/gamma)`` so that the *effective* w (V[-1,-1] times gamma) is ``w`` (default: the pretrained ``gamma``).
+    """
+    d = _check_int("d", d, 1)
+    if kind not in ("pretrained", "zs_all", "zs_v"):
+        raise ValueError(f"kind must be 'pretrained', 'zs_all' or 'zs_v'; got {kind!r}")
+    g = gamma_pretrained(d, m) if gamma is None else _check_pos("gamma", gamma)
+    model = LinearAttentionICL(d, "merged", init_std=0.0, device=device, dtype=dtype)
+    if kind != "pretrained":
+        if not isinstance(theta0, torch.Tensor) or theta0.shape != (d,):
+            raise ValueError(f"theta0 must be a ({d},) tensor for kind {kind!r}; got {getattr(theta0, 'shape', None)}")
+        theta0 = theta0.to(device=device, dtype=dtype)
+    with torch.no_grad():
+        if kind == "pretrained":
+            model.V[-1, -1] = 1.0
+            model.Q[1:-1, 1:-1] = g * torch.eye(d, device=device, dtype=dtype)
+        elif kind == "zs_all":
+            w = 0.52 if w is None else _check_pos("w", w)
+            model.V[-1, 1:-1] = w * theta0
+            model.V[-1, -1] = 1.0
+            model.Q[0, 0] = 1.0 / w
+        else:
+            w = g if w is None else _check_pos("w", w)
+            model.Q[1:-1, 1:-1] = g * torch.eye(d, device=device, dtype=dtype)
+            model.V[-1, 1:-1] = theta0 / ((d + 4) * g)
+            model.V[-1, -1] = w / g
+    return model
+
+
+@dataclass
+class TrainConfig:
+    """SGD with momentum and global-norm clipping (note §3.3-3.4); ``lr=0.01, momentum=0.9, clip=1``."""
+
+    steps: int = 800
+    batch: int = 1000
+    n_shots: int = 20
+    lr: float = 0.01
+    momentum: float = 0.9
+    clip: float = 1.0
+
+    def __post_init__(self):
+        _check_int("steps", self.steps, 0)
+        _check_int("batch", self.batch, 1)
+        _check_int("n_shots", self.n_shots, 0)
+        _check_pos("lr", self.lr)
+        if not 0 <= self.momentum < 1:
+            raise ValueError(f"momentum must be in [0, 1); got {self.momentum!r}")
+        _check_pos("clip", self.clip)
+
+
+class HeavyBallSGD:
+    """SGD with heavy-ball momentum and global-norm clipping, as ``torch.optim.SGD(lr, momentum)`` computes it
+    (``buf = momentum * buf + grad``; ``p -= lr * buf``). Written out to keep the quick scale free of the
+    one-off optimiser-module import cost; the tests check it against ``torch.optim.SGD``.
+    """
+
+    def __init__(self, params, lr: float, momentum: float, clip: float | None):
+        self.params = list(params)
+        if not self.params:
+            raise ValueError("params must hold at least one tensor")
+        self.lr, self.momentum, self.clip = lr, momentum, clip
+        self.bufs = [torch.zeros_like(p) for p in self.params]
+
+    def step(self, loss: torch.Tensor) -> None:
+        grads = torch.autograd.grad(loss, self.params)
+        if self.clip is not None:
+            norm = torch.sqrt(sum((g * g).sum() for g in grads))
+            scale = torch.clamp(self.clip / (norm + 1e-6), max=1.0)
+            grads = [g * scale for g in grads]
+        with torch.no_grad():
+            for p, b, g in zip(self.params, self.bufs, grads):
+                b.mul_(self.momentum).add_(g)
+                p.sub_(self.lr * b)
+
+
+def pretrain(model: LinearAttentionICL, cfg: TrainConfig, *, sigma2: float = 0.1, x_std: float = 1.0,
+             pool: torch.Tensor | None = None, generator: torch.Generator | None = None) -> list[float]:
+    """Pretrain every matrix on in-context regression with a fresh task per prompt (note §3.3); return losses."""
+    if not isinstance(cfg, TrainConfig):
+        raise ValueError(f"cfg must be a TrainConfig; got {type(cfg).__name__}")
+    params = set_trainable(model, "all")
+    opt = HeavyBallSGD(params, cfg.lr, cfg.momentum, cfg.clip)
+    dev, dt = model.V.device, model.V.dtype
+    losses = []
+    for _ in range(cfg.steps):
+        theta = sample_tasks(cfg.batch, model.d, generator, device=dev, dtype=dt)
+        z, y = sample_prompts(theta, cfg.n_shots, cfg.batch, sigma2=sigma2, x_std=x_std, pool=pool,
+                              generator=generator)
+        loss = ((model(z) - y) ** 2).mean()
+        opt.step(loss)
+        losses.append(float(loss.detach()))
+    return losses
+
+
+def finetune_loss(model: LinearAttentionICL, z: torch.Tensor, y: torch.Tensor, fs_weight: float) -> torch.Tensor:
+    """``L_ZS + fs_weight * L_FS`` on one batch (note §3.4): ZS uses the query token alone, FS the whole prompt."""
+    zs = ((model(z[:, -1:]) - y) ** 2).mean()
+    if fs_weight == 0:
+        return zs
+    return zs + fs_weight * ((model(z) - y) ** 2).mean()
+
+
+def fs_schedule(step: int, steps: int) -> float:
+    """The annealed auxiliary weight ``lambda_t = (T-1-t)/(T-1)``: 1 at the first step, 0 at the last (note §3.4)."""
+    steps, step = _check_int("steps", steps, 1), _check_int("step", step, 0)
+    if step >= steps:
+        raise ValueError(f"step must be < steps={steps}; got {step}")
+    return 1.0 if steps == 1 else (steps - 1 - step) / (steps - 1)
+
+
+def finetune(model: LinearAttentionICL, data: PairDataset, cfg: TrainConfig, *, subset: str = "v",
+             objective: str = "zs", fs_anneal: bool = True, generator: torch.Generator | None = None) -> list[float]:
+    """Fine-tune ``subset`` of ``model`` in place on the target data (note §3.4); return the ZS losses.
+
+    ``objective="zs"``: the zero-shot loss only. ``"zs+fs"``: plus the few-shot loss with weight annealed from 1 to
+    0 (``fs_anneal=False`` keeps it at 1, the pitfall of note §10, offered for comparison).
+    """
+    if objective not in OBJECTIVES:
+        raise ValueError(f"objective must be one of {OBJECTIVES}; got {objective!r}")
+    if not isinstance(data, PairDataset):
+        raise ValueError(f"data must be a PairDataset; got {type(data).__name__}")
+    if not isinstance(cfg, TrainConfig):
+        raise ValueError(f"cfg must be a TrainConfig; got {type(cfg).__name__}")
+    if data.x.shape[1] != model.d:
+        raise ValueError(f"data has d={data.x.shape[1]} but the model has d={model.d}")
+    params = set_trainable(model, subset)
+    opt = HeavyBallSGD(params, cfg.lr, cfg.momentum, cfg.clip)
+    losses = []
+    for t in range(cfg.steps):
+        z, y = data.prompts(cfg.n_shots, cfg.batch, generator)
+        lam = 0.0 if objective == "zs" else (fs_schedule(t, cfg.steps) if fs_anneal else 1.0)
+        loss = finetune_loss(model, z, y, lam)
+        opt.step(loss)
+        losses.append(float(loss.detach()))
+    for p in model.parameters():
+        p.requires_grad_(True)
+    return losses
+
+
+class EvalSet:
+    """Fixed evaluation prompts for a list of tasks: common random numbers for every model compared (note §10).
+
+    Holds, per task and evaluation seed, ``batch`` prompts with ``max_shots`` demonstrations; the ``n``-shot
+    error uses the first ``n`` demonstrations and the same query.
+    """
+
+    def __init__(self, tasks: dict[str, torch.Tensor], max_shots: int, batch: int, seeds: int = 1, *,
+                 sigma2: float = 0.1, x_std: float = 1.0, pool: torch.Tensor | None = None, seed: int = 12345):
+        if not isinstance(tasks, dict) or not tasks:
+            raise ValueError("tasks must be a non-empty dict name -> (d,) task tensor")
+        self.max_shots = _check_int("max_shots", max_shots, 0)
+        _check_int("seeds", seeds, 1)
+        self.prompts: dict[str, list[tuple[torch.Tensor, torch.Tensor]]] = {}
+        for i, (name, theta) in enumerate(tasks.items()):
+            if not isinstance(theta, torch.Tensor) or theta.dim() != 1:
+                raise ValueError(f"tasks[{name!r}] must be a (d,) tensor; got {getattr(theta, 'shape', theta)!r}")
+            self.prompts[name] = []
+            for s in range(seeds):
+                g = torch.Generator(device=theta.device)
+                g.manual_seed(seed + 1000 * s + i)
+                self.prompts[name].append(sample_prompts(theta, max_shots, batch, sigma2=sigma2, x_std=x_std,
+                                                         pool=pool, generator=g))
+
+    @torch.no_grad()
+    def curve(self, model: nn.Module, task: str, shots) -> list[float]:
+        """Mean squared error (noise included) at each number of demonstrations in ``shots``."""
+        if task not in self.prompts:
+            raise ValueError(f"task must be one of {list(self.prompts)}; got {task!r}")
+        shots = list(shots)
+        total = torch.zeros(len(shots), dtype=torch.float64)
+        for z, y in self.prompts[task]:
+            if hasattr(model, "shot_curve"):
+                pred = model.shot_curve(z, shots)
+            else:
+                pred = torch.stack([model(truncate_shots(z, n)) for n in shots])
+            total += ((pred - y) ** 2).mean(1).double().cpu()
+        return (total / len(self.prompts[task])).tolist()
