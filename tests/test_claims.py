@@ -107,3 +107,17 @@ def test_outcome_agrees_with_the_operator(x, t):
     rec = evaluate([claim(threshold={"quick": t})], {"x": x}, RT)[0]
     assert (rec["outcome"] == "pass") == (float(x) >= t)
     json.dumps(rec)  # every record is JSON-serialisable
+
+
+def test_expected_miss_per_scale_applies_only_at_that_scale():
+    c = claim(expected_miss={"standard": "too small a model"})
+    assert verify([c], {"x": 5.0}, RT, show=False)[0]["outcome"] == "pass"  # quick: expected to pass
+    with pytest.raises(ClaimFailed, match="needs >= 1"):
+        verify([c], {"x": 0.0}, RT, show=False)
+    std = Runtime("standard", 0, torch.device("cpu"))
+    rec = verify([c], {"x": 0.0}, std, show=False)[0]
+    assert rec["outcome"] == "expected_miss" and rec["expected_miss"] == "too small a model"
+    with pytest.raises(ClaimFailed, match="remove the mark"):
+        verify([c], {"x": 9.0}, std, show=False)
+    with pytest.raises(ValueError, match="without a threshold"):
+        claim(expected_miss={"full": "x"})

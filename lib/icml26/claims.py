@@ -44,7 +44,8 @@ class Claim:
     ``metric`` maps an experiment's results dict to one number. ``threshold`` maps each scale at
     which the claim is checked to its threshold; at other scales the claim is reported as
     ``not_checked``. ``expected_miss`` holds the reason when an honest attempt did not reproduce
-    the claim: it is still measured, shown as a miss, and does not fail the run.
+    the claim: it is still measured, shown as a miss, and does not fail the run. It is either one
+    reason for every scale or a mapping ``{scale: reason}`` for the scales at which it misses.
     """
 
     id: str
@@ -54,7 +55,7 @@ class Claim:
     threshold: Mapping[str, float]
     paper_value: str = ""
     source: str = ""
-    expected_miss: str | None = None
+    expected_miss: str | Mapping[str, str] | None = None
     paper: str | None = field(default=None)
 
     def __post_init__(self):
@@ -66,11 +67,21 @@ class Claim:
             raise ValueError(f"metric of claim {self.id!r} must be callable")
         if not isinstance(self.threshold, Mapping) or not self.threshold:
             raise ValueError(f"threshold of claim {self.id!r} must map at least one scale to a number")
+        if isinstance(self.expected_miss, Mapping):
+            bad = set(self.expected_miss) - set(self.threshold)
+            if bad:
+                raise ValueError(f"expected_miss of claim {self.id!r} names scales without a threshold: {sorted(bad)}")
         for scale, value in self.threshold.items():
             if scale not in SCALES:
                 raise ValueError(f"threshold of claim {self.id!r} names unknown scale {scale!r}; use {SCALES}")
             if not isinstance(value, (int, float)) or math.isnan(value):
                 raise ValueError(f"threshold of claim {self.id!r} at {scale!r} must be a number; got {value!r}")
+
+    def miss_reason(self, scale: str) -> str | None:
+        """Why this claim is expected to miss at ``scale`` (``None`` when it is expected to pass)."""
+        if isinstance(self.expected_miss, Mapping):
+            return self.expected_miss.get(scale)
+        return self.expected_miss
 
     def paper_slug(self) -> str:
         """The paper this claim belongs to: explicit, or read from the module that defines the metric."""
@@ -89,7 +100,7 @@ class Claim:
         measured = float(self.metric(results))
         threshold = float(self.threshold[scale])
         ok = math.isfinite(measured) and OPS[self.op](measured, threshold)
-        if self.expected_miss:
+        if self.miss_reason(scale):
             outcome = "pass" if ok else "expected_miss"
         else:
             outcome = "pass" if ok else "miss"
@@ -136,7 +147,7 @@ def evaluate(claims, results: Mapping, rt: Runtime, paper: str | None = None,
             "source": c.source,
             "seconds": round(float(seconds), 3),
             "version": __version__,
-            "expected_miss": c.expected_miss,
+            "expected_miss": c.miss_reason(rt.scale),
         })
     return records
 
@@ -215,7 +226,7 @@ def failures(records: list[dict], claims) -> list[str]:
         if r["outcome"] == "miss":
             problems.append(f"{r['paper']}/{r['claim']}: measured {_fmt(r['measured'])}, "
                             f"needs {r['op']} {_fmt(r['threshold'])} at scale {r['scale']}")
-        elif r["outcome"] == "pass" and by_id[r["claim"]].expected_miss:
+        elif r["outcome"] == "pass" and by_id[r["claim"]].miss_reason(r["scale"]):
             problems.append(f"{r['paper']}/{r['claim']}: marked expected_miss but passed "
                             f"(measured {_fmt(r['measured'])} {r['op']} {_fmt(r['threshold'])}); remove the mark")
     return problems

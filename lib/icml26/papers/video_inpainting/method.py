@@ -1,0 +1,242 @@
+"""Trajectory-stabilised inference (TSI) for diffusion video inpainting: a per-step control layer.
+
+INFERRED FROM THE ABSTRACT ONLY (the note's §3 reconstruction; the paper's exact rule is unknown).
+Per sampling step (note §3, steps A-F):
+  A  clean estimates x0^f(t) of every frame (from the base sampler), composited with the known pixels;
+  B  motion-aligned deviation D^f = sum_g ||Omega (x0^f - W_{f<-g} x0^g)||^2 / (sum ||Omega||_1 + e) over
+     g = f +- 1, Omega = m^f V^{f,g}, normalised by the median over frames: D~ = D / (median_f D + e);
+  C  leaky risk R^f <- beta R^f + max(0, D~^f - tau); trigger iff R^f > rho inside the step window;
+  D  sparse anchors (every S-th frame and the last), sampled without correction, EMA references a~;
+  E  reference r^f = sum_h w_h V W_{f<-h} z^h / (sum_h w_h V + e) over neighbours and the two nearest
+     anchors, w_h = exp(-|f-h|/l) (x kappa_A for anchors);
+  F  contraction x0^f <- x0^f + lam Pi (r^f - x0^f), lam = lam_max min(1, R/(2 rho)), then R^f reset.
+The sampler re-derives eps from the corrected x0 (icml26.diffusion.ddim_sample), so NFE is unchanged.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from icml26.papers.video_inpainting.warp import warp_video
+
+DEFAULTS = dict(stride=4, beta=0.8, tau=1.5, rho=1.0, lam_max=0.6, t_lo=0.2, t_hi=0.8, ell=2.0, kappa_a=2.0,
+                gamma=0.5, reset="zero", norm="median", eps=1e-8)
+
+
+def _video(x, name):
+    if not isinstance(x, torch.Tensor) or x.dim() != 5:
+        raise ValueError(f"{name} must be a 5-D tensor (B, F, C, H, W); got {getattr(x, 'shape', x)!r}")
+
+
+def anchor_set(frames: int, stride: int) -> list[int]:
+    """Every ``stride``-th frame plus the last one (note §3D)."""
+    if isinstance(frames, bool) or not isinstance(frames, int) or frames < 1:
+        raise ValueError(f"frames must be a positive integer; got {frames!r}")
+    if isinstance(stride, bool) or not isinstance(stride, int) or stride < 1:
+        raise ValueError(f"stride must be a positive integer; got {stride!r}")
+    return sorted(set(range(0, frames, stride)) | {frames - 1})
+
+
+def source_table(frames: int, anchors: list[int], ell: float, kappa_a: float, use_anchors: bool = True):
+    """Per frame f, 4 source slots [f-1, f+1, left anchor, right anchor]: (index, weight, slot-uses-anchor-EMA).
+
+    A source that appears twice keeps one slot; anchors get the bonus kappa_a (note §3E).
+    """
+    if ell <= 0 or kappa_a <= 0:
+        raise ValueError(f"ell and kappa_a must be > 0; got ell={ell}, kappa_a={kappa_a}")
+    aset = set(anchors)
+    src = torch.zeros(frames, 4, dtype=torch.long)
+    w = torch.zeros(frames, 4)
+    is_a = torch.zeros(frames, 4, dtype=torch.bool)
+    for f in range(frames):
+        left = [a for a in anchors if a < f - 1]
+        right = [a for a in anchors if a > f + 1]
+        cands = [f - 1 if f > 0 else None, f + 1 if f < frames - 1 else None]
+        if use_anchors:
+            cands += [left[-1] if left else None, right[0] if right else None]
+        else:
+            cands += [None, None]
+        for k, h in enumerate(cands):
+            if h is None:
+                src[f, k] = f
+                continue
+            anchor = use_anchors and h in aset
+            src[f, k] = h
+            w[f, k] = math.exp(-abs(f - h) / ell) * (kappa_a if anchor else 1.0)
+            is_a[f, k] = anchor
+    return src, w, is_a
+
+
+class TemporalController:
+    """The control layer, pluggable into ``ddim_sample(controller=...)``.
+
+    ``mode``: ``"tsi"`` (risk-triggered, anchored; the method), ``"always_on"`` (anchored, no trigger:
+    every non-anchor frame, every step in the window, lam_max), ``"uniform"`` (all frames, every step in
+    the window, fixed lam toward the plain mean of the warped neighbours) or ``"monitor"`` (risk only).
+    Inputs (B, F, ...) : ``mask`` and ``known`` (B,F,C,H,W), ``flows`` (B,F,F,2,H,W), ``valid`` (B,F,F,1,H,W).
+    Logs ``trigger`` (steps x B x F booleans), ``risk`` and ``deviation`` per step.
+    """
+
+    MODES = ("tsi", "always_on", "uniform", "monitor")
+
+    def __init__(self, mask, known, flows, valid, mode: str = "tsi", padding: str = "border", **params):
+        if mode not in self.MODES:
+            raise ValueError(f"mode must be one of {self.MODES}; got {mode!r}")
+        _video(mask, "mask")
+        _video(known, "known")
+        if known.shape[:2] != mask.shape[:2] or known.shape[-2:] != mask.shape[-2:]:
+            raise ValueError("known and mask must agree in B, F, H, W")
+        B, Fn = mask.shape[:2]
+        H, W = mask.shape[-2:]
+        if flows.shape != (B, Fn, Fn, 2, H, W):
+            raise ValueError(f"flows must have shape {(B, Fn, Fn, 2, H, W)}; got {tuple(flows.shape)}")
+        if valid.shape != (B, Fn, Fn, 1, H, W):
+            raise ValueError(f"valid must have shape {(B, Fn, Fn, 1, H, W)}; got {tuple(valid.shape)}")
+        unknown = set(params) - set(DEFAULTS) - {"lam"}
+        if unknown:
+            raise ValueError(f"unknown controller parameters {sorted(unknown)}; allowed {sorted(DEFAULTS)} and lam")
+        p = dict(DEFAULTS, **params)
+        if not 0 <= p["t_lo"] <= p["t_hi"] <= 1:
+            raise ValueError(f"need 0 <= t_lo <= t_hi <= 1; got {p['t_lo']}, {p['t_hi']}")
+        if not 0 <= p.get("lam", p["lam_max"]) <= 1 or not 0 <= p["lam_max"] <= 1:
+            raise ValueError("lam and lam_max must lie in [0, 1]")
+        if not 0 <= p["beta"] < 1 or not 0 <= p["gamma"] < 1:
+            raise ValueError("beta and gamma must lie in [0, 1)")
+        if p["norm"] not in ("median", "variance"):
+            raise ValueError(f"norm must be 'median' or 'variance'; got {p['norm']!r}")
+        if p["reset"] not in ("zero", "half", "none"):
+            raise ValueError(f"reset must be 'zero', 'half' or 'none'; got {p['reset']!r}")
+        self.p, self.mode, self.padding = p, mode, padding
+        self.mask, self.known = mask, known
+        self.anchors = anchor_set(Fn, p["stride"]) if mode in ("tsi", "always_on", "monitor") else []
+        is_anchor = torch.zeros(Fn, dtype=torch.bool)
+        is_anchor[self.anchors] = True
+        self.is_anchor = is_anchor.to(mask.device)
+        src, w, is_a = source_table(Fn, self.anchors, p["ell"], p["kappa_a"], use_anchors=mode != "uniform")
+        if mode == "uniform":
+            w = (w > 0).to(w.dtype)
+        self.src, self.w, self.is_a = src.to(mask.device), w.to(mask.device, mask.dtype), is_a.to(mask.device)
+        fidx = torch.arange(Fn, device=mask.device).view(Fn, 1)
+        self.flows_src = flows[:, fidx, self.src]            # (B, F, 4, 2, H, W)
+        self.valid_src = valid[:, fidx, self.src] * (self.w > 0).view(1, Fn, 4, 1, 1, 1).to(valid.dtype)
+        self.R = torch.zeros(B, Fn, device=mask.device, dtype=mask.dtype)
+        self.ema = None
+        self.trigger, self.risk, self.deviation, self.lams = [], [], [], []
+
+    def _warp_sources(self, z):  # z (B, F, C, H, W) per-source content -> (B, F, 4, C, H, W) warped into f
+        B, Fn = z.shape[:2]
+        zs = z[:, self.src]                                     # (B, F, 4, C, H, W)
+        return warp_video(zs, self.flows_src, padding=self.padding)
+
+    def deviation_stat(self, x0c):
+        """Normalised motion-aligned deviation D~ (B, F) over the neighbour slots (note §3B)."""
+        e = self.p["eps"]
+        warped = self._warp_sources(x0c)[:, :, :2]
+        omega = self.mask.unsqueeze(2) * self.valid_src[:, :, :2]
+        num = (omega * (x0c.unsqueeze(2) - warped) ** 2).sum(dim=(2, 3, 4, 5))
+        den = omega.expand_as(warped).sum(dim=(2, 3, 4, 5))
+        D = num / (den + e)
+        if self.p["norm"] == "median":
+            scale = D.median(dim=1, keepdim=True).values
+        else:  # "variance": 2 x the hole variance of the estimates = the deviation of independent frames
+            m = self.mask
+            n = m.sum(dim=(2, 3, 4)).clamp(min=1)
+            mu = (m * x0c).sum(dim=(2, 3, 4)) / n
+            var = (m * (x0c - mu[..., None, None, None]) ** 2).sum(dim=(2, 3, 4)) / n
+            scale = 2 * var.mean(dim=1, keepdim=True)
+        return D / (scale + e)
+
+    def on_step(self, t, x0, z, state):
+        _video(x0, "x0_hat")
+        p, m = self.p, self.mask
+        i, n = state["step"], state["n_steps"]
+        s = 1.0 - i / n                                        # remaining fraction of the trajectory
+        active = p["t_lo"] <= s <= p["t_hi"]
+        x0c = m * x0 + (1 - m) * self.known                     # composite with the known pixels
+        if self.ema is None:
+            self.ema = x0c.clone()
+        else:
+            self.ema = p["gamma"] * self.ema + (1 - p["gamma"]) * x0c
+        Dn = self.deviation_stat(x0c)
+        self.R = p["beta"] * self.R + (Dn - p["tau"]).clamp(min=0)
+        self.deviation.append(Dn.detach().cpu())
+        self.risk.append(self.R.detach().cpu())
+        B, Fn = self.R.shape
+        if self.mode == "monitor" or not active:
+            self.trigger.append(torch.zeros(B, Fn, dtype=torch.bool))
+            return x0
+        if self.mode == "tsi":
+            fire = (self.R > p["rho"]) & ~self.is_anchor
+            lam = p["lam_max"] * (self.R / (2 * p["rho"])).clamp(max=1.0)
+        elif self.mode == "always_on":
+            fire = (~self.is_anchor).expand(B, Fn)
+            lam = torch.full_like(self.R, p["lam_max"])
+        else:
+            fire = torch.ones(B, Fn, dtype=torch.bool, device=m.device)
+            lam = torch.full_like(self.R, p.get("lam", p["lam_max"]))
+        content = torch.where(self.is_a.view(1, Fn, 4, 1, 1, 1), self.ema[:, self.src], x0c[:, self.src])
+        warped = warp_video(content, self.flows_src, padding=self.padding)
+        wv = self.w.view(1, Fn, 4, 1, 1, 1) * self.valid_src
+        tot = wv.sum(2)
+        ref = (wv * warped).sum(2) / (tot + p["eps"])
+        pi = m * (tot > 0).to(m.dtype)
+        step = (lam * fire.to(lam.dtype)).view(B, Fn, 1, 1, 1)
+        out = x0 + step * pi * (ref - x0)
+        if self.mode == "tsi":
+            if p["reset"] == "zero":
+                self.R = torch.where(fire, torch.zeros_like(self.R), self.R)
+            elif p["reset"] == "half":
+                self.R = torch.where(fire, self.R / 2, self.R)
+        self.trigger.append(fire.detach().cpu())
+        return out
+
+    def trigger_raster(self) -> torch.Tensor:
+        """(steps, B, F) booleans: where a correction was applied."""
+        return torch.stack(self.trigger)
+
+
+# ---------------------------------------------------------------- metrics (note §5)
+
+def _pairs(video, flows, valid, k, padding):
+    Fn = video.shape[1]
+    if not 1 <= k < Fn:
+        raise ValueError(f"k must lie in [1, F-1={Fn - 1}]; got {k}")
+    a = torch.arange(Fn - k, device=video.device)
+    w = warp_video(video[:, a + k], flows[:, a, a + k].contiguous(), padding=padding)
+    return a, w, valid[:, a, a + k]
+
+
+def e_warp(video, flows, valid, region=None, k: int = 1, padding: str = "border", per_frame: bool = False):
+    """Flow-warping error (Lai et al. 2018) between frames f and f+k on O = V^{f,f+k} (x region^f): mean over pairs."""
+    _video(video, "video")
+    a, w, v = _pairs(video, flows, valid, k, padding)
+    obs = v if region is None else v * region[:, a]
+    num = (obs * (video[:, a] - w) ** 2).sum(dim=(2, 3, 4))
+    den = obs.expand_as(w).sum(dim=(2, 3, 4)).clamp(min=1e-12)
+    err = num / den                                            # (B, F-k)
+    return err if per_frame else err.mean()
+
+
+def psnr(pred, target, region, peak: float | None = None) -> torch.Tensor:
+    """PSNR over the pixels where ``region`` = 1; ``peak`` defaults to the target's dynamic range / 2 (= max |x|)."""
+    if pred.shape != target.shape:
+        raise ValueError(f"pred and target must have the same shape; got {tuple(pred.shape)}, {tuple(target.shape)}")
+    r = region.expand_as(pred)
+    n = r.sum()
+    if n <= 0:
+        raise ValueError("region must contain at least one pixel")
+    mse = (r * (pred - target) ** 2).sum() / n
+    peak = float(target.abs().max()) if peak is None else peak
+    return 10 * torch.log10(peak ** 2 / mse.clamp(min=1e-20))
+
+
+def laplacian(x: torch.Tensor) -> torch.Tensor:
+    """Periodic 5-point Laplacian over the last two dims."""
+    return (x.roll(1, -1) + x.roll(-1, -1) + x.roll(1, -2) + x.roll(-1, -2) - 4 * x)
+
+
+def hf_energy(x: torch.Tensor, region: torch.Tensor) -> torch.Tensor:
+    """||lap(x) (.) region||^2 (the numerator/denominator of the note's HF ratio, C3)."""
+    return ((laplacian(x) * region) ** 2).sum()

@@ -1,0 +1,82 @@
+"""Backward flow warping with ``grid_sample``, flow composition and a forward-backward validity check.
+
+Convention: a flow u^{f->g} maps a pixel p of frame f to p + u(p) in frame g, so the backward warp
+W_{f<-g} x^g (p) = x^g(p + u^{f->g}(p)) brings frame g into frame f's pixel grid. Channel 0 of a
+flow is the x (column) displacement, channel 1 the y (row) displacement, in pixels.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+PADDINGS = ("border", "zeros", "periodic")
+
+
+def _check(img: torch.Tensor, flow: torch.Tensor) -> None:
+    if not isinstance(img, torch.Tensor) or img.dim() != 4:
+        raise ValueError(f"img must be a 4-D tensor (N, C, H, W); got {getattr(img, 'shape', img)!r}")
+    if not isinstance(flow, torch.Tensor) or flow.dim() != 4 or flow.shape[1] != 2:
+        raise ValueError(f"flow must be a 4-D tensor (N, 2, H, W); got {getattr(flow, 'shape', flow)!r}")
+    if flow.shape[0] != img.shape[0] or flow.shape[-2:] != img.shape[-2:]:
+        raise ValueError(f"flow {tuple(flow.shape)} must match img {tuple(img.shape)} in N, H and W")
+    if not torch.isfinite(flow).all():
+        raise ValueError("flow must be finite")
+
+
+def warp(img: torch.Tensor, flow: torch.Tensor, padding: str = "border", mode: str = "bilinear") -> torch.Tensor:
+    """W(img)(p) = img(p + flow(p)) by bilinear (or nearest) sampling; ``padding="periodic"`` wraps (torus)."""
+    _check(img, flow)
+    if padding not in PADDINGS:
+        raise ValueError(f"padding must be one of {PADDINGS}; got {padding!r}")
+    if mode not in ("bilinear", "nearest"):
+        raise ValueError(f"mode must be 'bilinear' or 'nearest'; got {mode!r}")
+    N, _, H, W = img.shape
+    ys = torch.arange(H, device=img.device, dtype=flow.dtype)
+    xs = torch.arange(W, device=img.device, dtype=flow.dtype)
+    px = xs.view(1, 1, W) + flow[:, 0]
+    py = ys.view(1, H, 1) + flow[:, 1]
+    src = img
+    if padding == "periodic":
+        px = torch.remainder(px, W)
+        py = torch.remainder(py, H)
+        src = F.pad(img, (0, 1, 0, 1), mode="circular")  # one wrapped column/row so bilinear sees the torus
+        Hs, Ws = H + 1, W + 1
+    else:
+        Hs, Ws = H, W
+    gx = 2 * px / (Ws - 1) - 1
+    gy = 2 * py / (Hs - 1) - 1
+    grid = torch.stack((gx, gy), -1).to(img.dtype)
+    pad = "zeros" if padding == "zeros" else "border"
+    return F.grid_sample(src, grid, mode=mode, padding_mode=pad, align_corners=True)
+
+
+def compose_flows(u_fg: torch.Tensor, u_gh: torch.Tensor, padding: str = "border") -> torch.Tensor:
+    """u^{f->h}(p) = u^{f->g}(p) + u^{g->h}(p + u^{f->g}(p))."""
+    return u_fg + warp(u_gh, u_fg, padding=padding)
+
+
+def fb_valid(u_fg: torch.Tensor, u_gf: torch.Tensor, abs_tol: float = 0.5, rel_tol: float = 0.01,
+             padding: str = "border") -> torch.Tensor:
+    """1 where |u^{f->g} + W u^{g->f}| < abs_tol + rel_tol |u^{f->g}| and (unless periodic) p + u stays in bounds."""
+    if abs_tol < 0 or rel_tol < 0:
+        raise ValueError(f"abs_tol and rel_tol must be >= 0; got {abs_tol}, {rel_tol}")
+    back = warp(u_gf, u_fg, padding=padding)
+    err = (u_fg + back).norm(dim=1, keepdim=True)
+    ok = err < abs_tol + rel_tol * u_fg.norm(dim=1, keepdim=True)
+    if padding != "periodic":
+        _, _, H, W = u_fg.shape
+        px = torch.arange(W, device=u_fg.device).view(1, 1, W) + u_fg[:, 0]
+        py = torch.arange(H, device=u_fg.device).view(1, H, 1) + u_fg[:, 1]
+        inb = (px >= 0) & (px <= W - 1) & (py >= 0) & (py <= H - 1)
+        ok = ok & inb.unsqueeze(1)
+    return ok.to(u_fg.dtype)
+
+
+def warp_video(frames: torch.Tensor, flows: torch.Tensor, padding: str = "border") -> torch.Tensor:
+    """Batched warp of (..., C, H, W) frames with (..., 2, H, W) flows (same leading shape)."""
+    if frames.shape[:-3] != flows.shape[:-3]:
+        raise ValueError(f"frames {tuple(frames.shape)} and flows {tuple(flows.shape)} need equal leading dims")
+    lead = frames.shape[:-3]
+    out = warp(frames.reshape(-1, *frames.shape[-3:]), flows.reshape(-1, *flows.shape[-3:]), padding=padding)
+    return out.reshape(*lead, *frames.shape[-3:])
