@@ -1,0 +1,1 @@
+"""Data uncertainty explains modern tabular deep learning (Kartashev, Rubachev, Babenko; arXiv 2509.04430)."""

@@ -1,0 +1,281 @@
+"""The paper's analysis tools and its new embedding (note §3).
+
+* §3.1 data-uncertainty estimators: :func:`gbdt_uncertainty` (two-stage, cross-fitted GBDT on
+  ``log r^2`` with the log-chi^2 bias correction, the note's cheap default standing in for CatBoost
+  ``RMSEWithUncertainty``) and :func:`hetero_mlp_uncertainty` (two-head MLP trained with the Gaussian
+  NLL ``g + (y - f)^2 / (2 exp(2 g))``, beta-NLL weighting, MSE warm start);
+* §3.2 uncertainty plots: :func:`uncertainty_curve` (Gaussian-smoothed ``Delta_i = e_B - e_M`` over samples
+  sorted by ``u``) and :func:`quintile_shares` (our summary statistic ``S_q``, inferred);
+* §3.3 mechanism probes: :func:`neighbour_target_mse` (local target consistency in a representation)
+  and :func:`gradient_noise_split` (clean/noisy gradient decomposition, TabM vs MLP);
+* §3.4 the new embedding: LRLR + :func:`triplet_loss` (``make_triplet_lrlr``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from scipy.ndimage import gaussian_filter1d
+from torch import nn
+
+from .baselines import MLPRegressor, _as_tensor, fit_gbdt, fit_nn, knn_indices
+
+LOG_CHI2_BIAS = -1.2703628454614782  # E[log eps^2] for eps ~ N(0, 1) = digamma(1/2) + log 2
+
+
+def _check_xy(X, y, name_x="X", name_y="y"):
+    X, y = np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    if X.ndim != 2 or y.ndim != 1 or X.shape[0] != y.shape[0] or X.shape[0] < 2:
+        raise ValueError(f"{name_x} must be (n, d) and {name_y} (n,) with n >= 2; got {X.shape}, {y.shape}")
+    if not (np.isfinite(X).all() and np.isfinite(y).all()):
+        raise ValueError(f"{name_x} and {name_y} must be finite")
+    return X, y
+
+
+VAR_GBDT = dict(learning_rate=0.05, max_leaf_nodes=8, min_samples_leaf=50)
+
+
+def gbdt_uncertainty(X_train, y_train, X_query, n_folds: int = 5, max_iter: int = 200, delta: float = 1e-6,
+                     seed: int = 0, return_train: bool = False, var_kwargs: dict | None = None):
+    """Two-stage GBDT estimate of ``u(x) = Var(y | x)`` (note §3.1, inferred substitute for CatBoost).
+
+    1. out-of-fold means ``m_oof`` with ``n_folds`` cross-fitting (in-sample residuals of an overfit
+       model would be ~0, pitfall §10);
+    2. a second GBDT regresses ``log((y - m_oof)^2 + delta)``; since ``E[log eps^2] = -1.27`` its
+       prediction is shifted by ``+1.27`` and ``u = exp(.)``.
+    The second stage is more regularised (``var_kwargs``, default :data:`VAR_GBDT`): its target
+    ``log r^2`` has variance ~4.9 on top of the signal. Returns ``u_query`` (and cross-fitted ``u_train``
+    when ``return_train``).
+    """
+    X, y = _check_xy(X_train, y_train, "X_train", "y_train")
+    Xq = np.asarray(X_query, dtype=np.float64)
+    if Xq.ndim != 2 or Xq.shape[1] != X.shape[1]:
+        raise ValueError(f"X_query must be (n_q, {X.shape[1]}); got {Xq.shape}")
+    if isinstance(n_folds, bool) or not isinstance(n_folds, int) or not 2 <= n_folds <= X.shape[0]:
+        raise ValueError(f"n_folds must be an integer in [2, n]; got {n_folds!r}")
+    if not delta > 0:
+        raise ValueError(f"delta must be > 0; got {delta}")
+    folds = np.random.default_rng(seed).permutation(X.shape[0]) % n_folds
+    m_oof = np.empty_like(y)
+    for k in range(n_folds):
+        te = folds == k
+        m_oof[te] = fit_gbdt(X[~te], y[~te], max_iter=max_iter, seed=seed).predict(X[te])
+    target = np.log((y - m_oof) ** 2 + delta)
+    vkw = dict(VAR_GBDT if var_kwargs is None else var_kwargs)
+    u_query = np.exp(fit_gbdt(X, target, max_iter=max_iter, seed=seed, **vkw).predict(Xq) - LOG_CHI2_BIAS)
+    if not return_train:
+        return u_query
+    u_train = np.empty_like(y)
+    for k in range(n_folds):
+        te = folds == k
+        fit = fit_gbdt(X[~te], target[~te], max_iter=max_iter, seed=seed, **vkw)
+        u_train[te] = np.exp(fit.predict(X[te]) - LOG_CHI2_BIAS)
+    return u_query, u_train
+
+
+class HeteroMLP(nn.Module):
+    """Two-head MLP: mean ``f(x)`` and log-sd ``g(x)`` (clamped to [-7, 7], pitfall §10)."""
+
+    def __init__(self, n_features: int, width: int = 64, n_blocks: int = 2):
+        super().__init__()
+        layers, d = [], n_features
+        for _ in range(n_blocks):
+            layers += [nn.Linear(d, width), nn.ReLU()]
+            d = width
+        self.body = nn.Sequential(*layers)
+        self.head = nn.Linear(width, 2)
+        self.warm = True
+        self.beta = 0.5
+
+    def mean_logsd(self, x):
+        out = self.head(self.body(x))
+        return out[:, 0], out[:, 1].clamp(-7.0, 7.0)
+
+    def forward(self, x):
+        return self.mean_logsd(x)[0]
+
+    def loss(self, x, y):
+        mean, g = self.mean_logsd(x)
+        if self.warm:
+            return ((mean - y) ** 2).mean()
+        nll = g + (y - mean) ** 2 / (2 * torch.exp(2 * g))
+        if self.beta:
+            nll = nll * torch.exp(2 * g).detach() ** self.beta  # beta-NLL (Seitzer et al. 2022)
+        return nll.mean()
+
+
+def hetero_mlp_uncertainty(X_train, y_train, X_query, width: int = 64, n_blocks: int = 2, epochs: int = 40,
+                           warm_epochs: int = 10, lr: float = 1e-3, batch_size: int = 256, beta: float = 0.5,
+                           val_frac: float = 0.2, seed: int = 0, device="cpu") -> np.ndarray:
+    """Heteroscedastic-MLP estimate of ``u(x) = exp(2 g(x))`` for ``X_query`` (note §3.1 robustness check).
+
+    The mean head is warm-started with MSE for ``warm_epochs``, then both heads minimise the
+    (beta-weighted) Gaussian NLL; ``y`` is standardised internally and ``u`` mapped back.
+    """
+    X, y = _check_xy(X_train, y_train, "X_train", "y_train")
+    if not 0 < val_frac < 1:
+        raise ValueError(f"val_frac must be in (0, 1); got {val_frac}")
+    torch.manual_seed(seed)
+    mu, sd = y.mean(), y.std() + 1e-12
+    ys = (y - mu) / sd
+    n_val = max(1, int(val_frac * len(y)))
+    perm = np.random.default_rng(seed).permutation(len(y))
+    va, tr = perm[:n_val], perm[n_val:]
+    model = HeteroMLP(X.shape[1], width, n_blocks)
+    model.beta = beta
+    if warm_epochs > 0:
+        fit_nn(model, X[tr], ys[tr], X[va], ys[va], epochs=warm_epochs, lr=lr, batch_size=batch_size,
+               seed=seed, device=device)
+    model.warm = False
+    # early stopping on the validation NLL is emulated by keeping the best validation MSE of the mean
+    fit_nn(model, X[tr], ys[tr], X[va], ys[va], epochs=epochs, lr=lr, batch_size=batch_size, seed=seed + 1,
+           device=device)
+    with torch.no_grad():
+        _, g = model.mean_logsd(_as_tensor("X_query", X_query, torch.device(device), 2))
+    return (torch.exp(2 * g).double().cpu().numpy()) * sd ** 2
+
+
+def quintile_shares(delta, u, n_groups: int = 5, min_total: float = 1e-12) -> np.ndarray:
+    """``S_q = sum_{i in group q} Delta_i / sum_i Delta_i`` over ``n_groups`` equal groups of samples sorted
+    by ``u`` ascending (group ``n_groups - 1`` = highest uncertainty). The note's summary of §3.2's plot.
+
+    When the total improvement ``sum Delta`` is ``<= min_total * n`` (no overall effect) the shares are
+    meaningless (pitfall §10) and NaNs are returned.
+    """
+    delta, u = np.asarray(delta, dtype=np.float64), np.asarray(u, dtype=np.float64)
+    if delta.ndim != 1 or delta.shape != u.shape or len(delta) < n_groups:
+        raise ValueError(f"delta and u must be 1-D of equal length >= n_groups; got {delta.shape}, {u.shape}")
+    if isinstance(n_groups, bool) or not isinstance(n_groups, int) or n_groups < 1:
+        raise ValueError(f"n_groups must be a positive integer; got {n_groups!r}")
+    if not (np.isfinite(delta).all() and np.isfinite(u).all()):
+        raise ValueError("delta and u must be finite")
+    total = delta.sum()
+    if total <= min_total * len(delta):
+        return np.full(n_groups, np.nan)
+    groups = np.array_split(delta[np.argsort(u, kind="stable")], n_groups)
+    return np.array([g.sum() for g in groups]) / total
+
+
+def group_means(values, u, n_groups: int = 5) -> np.ndarray:
+    """Mean of ``values`` within ``n_groups`` equal groups of samples sorted by ``u`` (ascending)."""
+    values, u = np.asarray(values, dtype=np.float64), np.asarray(u, dtype=np.float64)
+    if values.shape != u.shape or values.ndim != 1 or len(values) < n_groups:
+        raise ValueError(f"values and u must be 1-D of equal length >= n_groups; got {values.shape}, {u.shape}")
+    return np.array([g.mean() for g in np.array_split(values[np.argsort(u, kind="stable")], n_groups)])
+
+
+def uncertainty_curve(err_base, err_method, u, sigma_frac: float = 0.01):
+    """The uncertainty plot of §3.2: samples sorted by ``u``; returns ``(rank, smoothed Delta, smoothed
+    baseline error)`` with ``Delta = err_base - err_method`` and a Gaussian filter of sd
+    ``sigma_frac * n`` samples (the paper's sigma is unknown; 1% is inferred)."""
+    err_base, err_method, u = (np.asarray(a, dtype=np.float64) for a in (err_base, err_method, u))
+    if not (err_base.shape == err_method.shape == u.shape) or err_base.ndim != 1:
+        raise ValueError("err_base, err_method and u must be 1-D arrays of the same length")
+    if not sigma_frac > 0:
+        raise ValueError(f"sigma_frac must be > 0; got {sigma_frac}")
+    order = np.argsort(u, kind="stable")
+    s = sigma_frac * len(u)
+    smooth = (lambda a: gaussian_filter1d(a, s, mode="nearest")) if s >= 0.1 else (lambda a: a)  # noqa: E731
+    delta, base = smooth((err_base - err_method)[order]), smooth(err_base[order])
+    return np.arange(len(u)) / max(1, len(u) - 1), delta, base
+
+
+def neighbour_target_mse(Z_train, y_train, Z_query, y_query, k: int = 10, device="cpu") -> np.ndarray:
+    """Local target consistency (§3.3): per query, mean ``(y_q - y_j)^2`` over its ``k`` nearest training
+    rows ``j`` in the representation ``Z``. Lower = more target-consistent neighbourhoods."""
+    device = torch.device(device)
+    Zt, Zq = _as_tensor("Z_train", Z_train, device, 2), _as_tensor("Z_query", Z_query, device, 2)
+    yt, yq = _as_tensor("y_train", y_train, device, 1), _as_tensor("y_query", y_query, device, 1)
+    if Zt.shape[0] != yt.shape[0] or Zq.shape[0] != yq.shape[0]:
+        raise ValueError("Z and y must have the same number of rows")
+    idx = knn_indices(Zt, Zq, k)
+    return ((yt[idx] - yq[:, None]) ** 2).mean(1).double().cpu().numpy()
+
+
+def triplet_loss(z: torch.Tensor, y: torch.Tensor, q: float = 0.2, margin: float = 0.5, normalize: bool = True,
+                 generator: torch.Generator | None = None) -> torch.Tensor:
+    """Target-aware triplet loss of §3.4 (mining inferred): every batch row is an anchor ``a``; ``p`` is
+    drawn among the ``q``-fraction of other rows with the closest targets, ``n`` among the ``q``-fraction
+    with the farthest; loss = ``mean max(0, |z_a - z_p|^2 - |z_a - z_n|^2 + margin)`` on (L2-normalised) ``z``.
+    """
+    if z.ndim != 2 or y.ndim != 1 or z.shape[0] != y.shape[0]:
+        raise ValueError(f"z must be (B, D) and y (B,); got {tuple(z.shape)}, {tuple(y.shape)}")
+    if z.shape[0] < 3:
+        raise ValueError(f"the batch must hold at least 3 rows; got {z.shape[0]}")
+    if not 0 < q <= 0.5:
+        raise ValueError(f"q must be in (0, 0.5]; got {q}")
+    if not margin >= 0:
+        raise ValueError(f"margin must be >= 0; got {margin}")
+    B = z.shape[0]
+    if normalize:
+        z = torch.nn.functional.normalize(z, dim=1)
+    dy = (y[:, None] - y[None, :]).abs()
+    dy = dy + torch.eye(B, device=z.device, dtype=dy.dtype) * (dy.max() + 1)  # self goes last
+    order = dy.argsort(dim=1)  # closest first, self at the end
+    n_pick = max(1, int(q * (B - 1)))
+    r = torch.randint(0, n_pick, (2, B), generator=generator, device="cpu").to(z.device)
+    ar = torch.arange(B, device=z.device)
+    pos = order[ar, r[0]]
+    neg = order[ar, B - 2 - r[1]]
+    d_ap = (z - z[pos]).pow(2).sum(1)
+    d_an = (z - z[neg]).pow(2).sum(1)
+    return torch.relu(d_ap - d_an + margin).mean()
+
+
+def make_triplet_lrlr(n_features: int, triplet_weight: float = 0.1, q: float = 0.2, margin: float = 0.5, **kw):
+    """The paper's new model (§3.4): MLP-LRLR with the auxiliary target-aware triplet loss."""
+    return MLPRegressor(n_features, embedding="lrlr", triplet_weight=triplet_weight,
+                        triplet_kwargs=dict(q=q, margin=margin), **kw)
+
+
+def gradient_noise_split(model: nn.Module, X, y, f) -> dict:
+    """Clean/noisy decomposition of the training gradient (§3.3, protocol inferred): with ``g(y)`` the
+    gradient of ``model.loss`` on noisy targets and ``g_clean = g(f)``, returns
+    ``||g(y) - g_clean|| / ||g_clean||`` and ``cos(g(y), g_clean)`` over all parameters."""
+    params = [p for p in model.parameters() if p.requires_grad]
+    dev = params[0].device
+    X, y, f = (_as_tensor(n, a, dev, d) for n, a, d in (("X", X, 2), ("y", y, 1), ("f", f, 1)))
+
+    def flat(target):
+        grads = torch.autograd.grad(model.loss(X, target), params, allow_unused=True)
+        return torch.cat([(g if g is not None else torch.zeros_like(p)).reshape(-1) for g, p in zip(grads, params)])
+
+    g_y, g_f = flat(y), flat(f)
+    ratio = float((g_y - g_f).norm() / g_f.norm().clamp_min(1e-30))
+    cos = float(torch.dot(g_y, g_f) / (g_y.norm() * g_f.norm()).clamp_min(1e-30))
+    return {"noise_to_clean": ratio, "cos": cos}
+
+
+@torch.no_grad()
+def pfn_regress(model, X_ctx, y_ctx, X_query, device="cpu") -> np.ndarray:
+    """Tiny-PFN regression (§3.3, ICML addition): standardise with context statistics, one forward pass
+    with the context encoded once, and map the predicted mean back to the target scale."""
+    from icml26.data.priors import standardize
+
+    device = torch.device(device)
+    Xc, Xq = _as_tensor("X_ctx", X_ctx, device, 2), _as_tensor("X_query", X_query, device, 2)
+    yc = _as_tensor("y_ctx", y_ctx, device, 1)
+    X = torch.cat([Xc, Xq])[None]
+    Xs, _, _ = standardize(X, Xc.shape[0])
+    mu, sd = yc.mean(), yc.std().clamp_min(1e-6)
+    model.to(device).eval()
+    mean, _ = model.predict(Xs[:, :Xc.shape[0]], ((yc - mu) / sd)[None], Xs[:, Xc.shape[0]:])
+    return (mean[0] * sd + mu).double().cpu().numpy()
+
+
+def spearman(a, b) -> float:
+    """Spearman rank correlation (scipy)."""
+    from scipy.stats import spearmanr
+
+    return float(spearmanr(np.asarray(a), np.asarray(b)).statistic)
+
+
+def excess(pred, f) -> np.ndarray:
+    """Per-sample excess error ``(y_hat - f(x))^2`` against the noiseless function (pitfall §10)."""
+    pred, f = np.asarray(pred, dtype=np.float64), np.asarray(f, dtype=np.float64)
+    if pred.shape != f.shape:
+        raise ValueError(f"pred and f must have the same shape; got {pred.shape}, {f.shape}")
+    return (pred - f) ** 2
+
+
+__all__ = [n for n in dir() if not n.startswith("_") and n not in ("math", "np", "torch", "nn")]
