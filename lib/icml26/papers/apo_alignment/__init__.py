@@ -1,0 +1,1 @@
+"""APO: autonomous preference optimization across drifting sources (arXiv 2510.04142)."""

@@ -1,0 +1,218 @@
+"""APO (arXiv 2510.04142): trajectory format, consensus operator and the multi-negative PL objective.
+
+Pieces (note §3):
+
+* :class:`Vocab` / :func:`render` / :func:`parse`: the trajectory language of the toy (§7). A trajectory
+  is ``[signature] ([evidence] [finding k] [present|absent] ([check] [present|absent])?)_k [summary]
+  [present findings...] [eos]``; verbose writers add the bracketed restatement. :func:`parse` is strict:
+  a trajectory that is not exactly the canonical rendering of its own decisions is malformed (§10).
+* :func:`consensus` (§3.3): per-finding majority over the sources' *stated* decisions; no ground truth.
+  This is the *(inferred)* deterministic stand-in for the paper's in-context extraction by ``pi_SFT``.
+* :func:`negative_mask` (§3.5, *inferred* rule): a source trajectory whose content (its decisions)
+  equals the consensus is not used as a negative.
+* :func:`implicit_reward` (§3.4): ``r(y) = beta * (log pi(y|x) - log pi_ref(y|x))``, optionally
+  length-normalised (note §10).
+* :func:`apo_loss` (§3.4): ``-r(t+) + logsumexp(r(t+), r(tau_1..tau_N))``, i.e. the Plackett-Luce top-1
+  loss with all N source trajectories as negatives; built on the shared
+  :func:`icml26.ranking.plackett_luce.top1_nll`. With one negative it is exactly DPO.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from icml26.ranking.plackett_luce import top1_nll
+
+__all__ = ["Vocab", "render", "parse", "prompt_tokens", "consensus", "negative_mask", "most_divergent",
+           "implicit_reward", "apo_loss", "pl_weights"]
+
+PAD, BOS, SEP, EOS, PRES, ABS, CHECK, SUMMARY = range(8)
+
+
+@dataclass(frozen=True)
+class Vocab:
+    """Token ids for ``K`` findings and ``N`` sources (signature ``N`` is the target's own voice)."""
+
+    n_findings: int
+    n_teachers: int
+
+    def __post_init__(self):
+        for name in ("n_findings", "n_teachers"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise ValueError(f"{name} must be a positive integer; got {v!r}")
+
+    def ev(self, positive: torch.Tensor) -> torch.Tensor:
+        """Evidence token of finding k (last dim) given 1 = positive evidence."""
+        k = torch.arange(self.n_findings, device=positive.device)
+        return torch.where(positive == 1, 8 + k, 8 + self.n_findings + k)
+
+    def finding(self, k: torch.Tensor) -> torch.Tensor:
+        return 8 + 2 * self.n_findings + k
+
+    def sig(self, u) -> torch.Tensor | int:
+        return 8 + 3 * self.n_findings + u
+
+    @property
+    def target_sig(self) -> int:
+        return self.sig(self.n_teachers)
+
+    @property
+    def size(self) -> int:
+        return 8 + 3 * self.n_findings + self.n_teachers + 1
+
+    @property
+    def traj_len(self) -> int:
+        """Maximum trajectory length (verbose, all findings present)."""
+        return 6 * self.n_findings + 3
+
+    @property
+    def prompt_len(self) -> int:
+        return self.n_findings + 2
+
+    @property
+    def context(self) -> int:
+        return self.prompt_len + self.traj_len
+
+    def is_verbose(self, sig: torch.Tensor) -> torch.Tensor:
+        """Odd teachers write verbosely; the target voice (signature N) is concise."""
+        u = sig - self.sig(0)
+        return (u % 2 == 1) & (u < self.n_teachers)
+
+
+def _check_binary(name: str, x, shape_last: int) -> torch.Tensor:
+    if not isinstance(x, torch.Tensor) or x.dim() < 1 or x.shape[-1] != shape_last:
+        raise ValueError(f"{name} must be a tensor (..., K={shape_last}); got {getattr(x, 'shape', x)!r}")
+    if x.dtype == torch.bool:
+        x = x.long()
+    if x.is_floating_point() or (x.numel() and not ((x == 0) | (x == 1)).all()):
+        raise ValueError(f"{name} must hold 0/1 integers")
+    return x
+
+
+def prompt_tokens(vocab: Vocab, evidence: torch.Tensor) -> torch.Tensor:
+    """``[bos] evidence_1..K [sep]`` for every case: ``(C, K + 2)``."""
+    evidence = _check_binary("evidence", evidence, vocab.n_findings)
+    c = evidence.shape[0]
+    bos = torch.full((c, 1), BOS, dtype=torch.long, device=evidence.device)
+    sep = torch.full((c, 1), SEP, dtype=torch.long, device=evidence.device)
+    return torch.cat([bos, vocab.ev(evidence), sep], dim=1)
+
+
+def render(vocab: Vocab, evidence: torch.Tensor, decisions: torch.Tensor, sig: torch.Tensor) -> torch.Tensor:
+    """Trajectories ``(B, 6K + 3)`` (right-padded with PAD) for rows of evidence/decisions ``(B, K)``.
+
+    Vectorised: every row fills the same slot template; slots a row does not use are dropped by a
+    stable sort of the keep mask, so variable lengths need no loop.
+    """
+    k = vocab.n_findings
+    evidence = _check_binary("evidence", evidence, k)
+    decisions = _check_binary("decisions", decisions, k)
+    if evidence.shape != decisions.shape or evidence.dim() != 2:
+        raise ValueError(f"evidence and decisions must both be (B, K); got {tuple(evidence.shape)} and "
+                         f"{tuple(decisions.shape)}")
+    b, dev = evidence.shape[0], evidence.device
+    sig = torch.as_tensor(sig, device=dev).long().expand(b)
+    if ((sig < vocab.sig(0)) | (sig > vocab.target_sig)).any():
+        raise ValueError(f"sig must hold signature tokens in [{vocab.sig(0)}, {vocab.target_sig}]")
+    verbose = vocab.is_verbose(sig)[:, None].expand(b, k)
+    ks = torch.arange(k, device=dev).expand(b, k)
+    dec_tok = torch.where(decisions == 1, PRES, ABS)
+    step = torch.stack([vocab.ev(evidence), vocab.finding(ks), dec_tok,
+                        torch.full_like(dec_tok, CHECK), dec_tok], dim=-1)  # (B, K, 5)
+    step_keep = torch.stack([torch.ones_like(verbose)] * 3 + [verbose, verbose], dim=-1)
+    one = torch.ones(b, 1, dtype=torch.long, device=dev)
+    tokens = torch.cat([sig[:, None], step.reshape(b, 5 * k), SUMMARY * one, vocab.finding(ks), EOS * one], dim=1)
+    keep = torch.cat([one.bool(), step_keep.reshape(b, 5 * k), one.bool(), decisions == 1, one.bool()], dim=1)
+    order = torch.sort((~keep).to(torch.int8), dim=1, stable=True).indices
+    out = torch.gather(tokens, 1, order)
+    return out.masked_fill(~torch.gather(keep, 1, order), PAD)
+
+
+def parse(vocab: Vocab, evidence: torch.Tensor, traj: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Strictly parse trajectories ``(B, L)`` written for ``evidence`` ``(B, K)``.
+
+    Returns ``(decisions (B, K) long, well_formed (B,) bool)``. A trajectory is well formed only if it
+    equals (up to and including its EOS) the canonical rendering of the decisions it states, with its
+    own signature: evidence cited correctly, restatements and summary consistent with the steps.
+    """
+    k = vocab.n_findings
+    evidence = _check_binary("evidence", evidence, k)
+    if not isinstance(traj, torch.Tensor) or traj.dim() != 2 or traj.shape[0] != evidence.shape[0]:
+        raise ValueError("traj must be a (B, L) token tensor with one row per evidence row")
+    b, dev = traj.shape[0], traj.device
+    width = vocab.traj_len
+    if traj.shape[1] < width:
+        traj = torch.cat([traj, torch.full((b, width - traj.shape[1]), PAD, dtype=traj.dtype, device=dev)], 1)
+    traj = traj[:, :width].long()
+    sig = traj[:, 0]
+    sig_ok = (sig >= vocab.sig(0)) & (sig <= vocab.target_sig)
+    sig = torch.where(sig_ok, sig, torch.full_like(sig, vocab.target_sig))
+    stride = torch.where(vocab.is_verbose(sig), 5, 3)[:, None]
+    pos = 1 + stride * torch.arange(k, device=dev)[None, :] + 2
+    dec_tok = torch.gather(traj, 1, pos)
+    dec_ok = ((dec_tok == PRES) | (dec_tok == ABS)).all(1)
+    decisions = (dec_tok == PRES).long()
+    canon = render(vocab, evidence, decisions, sig)
+    used = canon != PAD
+    match = ((canon == traj) | ~used).all(1)
+    return decisions, sig_ok & dec_ok & match
+
+
+def consensus(decisions: torch.Tensor) -> torch.Tensor:
+    """Per-finding majority of the sources' decisions ``(C, N, K)`` -> ``(C, K)`` (ties -> absent).
+
+    The *(inferred)* stand-in for in-context consensus extraction (note §3.3, §7); uses no labels.
+    """
+    if not isinstance(decisions, torch.Tensor) or decisions.dim() != 3:
+        raise ValueError(f"decisions must be a (C, N, K) tensor; got {getattr(decisions, 'shape', decisions)!r}")
+    decisions = _check_binary("decisions", decisions, decisions.shape[-1])
+    return (2 * decisions.sum(1) > decisions.shape[1]).long()
+
+
+def negative_mask(decisions: torch.Tensor, positive: torch.Tensor) -> torch.Tensor:
+    """``(C, N)`` bool: source ``u`` is a usable negative (its content differs from ``t+``; note §3.5)."""
+    if not isinstance(decisions, torch.Tensor) or decisions.dim() != 3:
+        raise ValueError("decisions must be a (C, N, K) tensor")
+    if not isinstance(positive, torch.Tensor) or positive.shape != (decisions.shape[0], decisions.shape[2]):
+        raise ValueError(f"positive must be (C, K) = {(decisions.shape[0], decisions.shape[2])}")
+    return (decisions != positive[:, None, :]).any(-1)
+
+
+def most_divergent(decisions: torch.Tensor, positive: torch.Tensor) -> torch.Tensor:
+    """Index ``(C,)`` of the source that disagrees with ``t+`` on the most findings (first on ties)."""
+    negative_mask(decisions, positive)
+    return (decisions != positive[:, None, :]).sum(-1).argmax(-1)
+
+
+def implicit_reward(logp: torch.Tensor, logp_ref: torch.Tensor, beta: float = 0.1,
+                    n_tokens: torch.Tensor | None = None) -> torch.Tensor:
+    """DPO implicit reward ``beta * (log pi - log pi_ref)`` (note §3.4); divided by ``n_tokens`` if given."""
+    if isinstance(beta, bool) or not isinstance(beta, (int, float)) or not beta > 0:
+        raise ValueError(f"beta must be a positive number; got {beta!r}")
+    if not isinstance(logp, torch.Tensor) or not isinstance(logp_ref, torch.Tensor) or logp.shape != logp_ref.shape:
+        raise ValueError("logp and logp_ref must be tensors of the same shape")
+    diff = logp - logp_ref
+    if n_tokens is not None:
+        if n_tokens.shape != logp.shape or (n_tokens <= 0).any():
+            raise ValueError("n_tokens must be positive with the shape of logp")
+        diff = diff / n_tokens
+    return beta * diff
+
+
+def apo_loss(r_pos: torch.Tensor, r_neg: torch.Tensor, neg_mask: torch.Tensor | None = None) -> torch.Tensor:
+    """Multi-negative PL loss per case ``(C,)``: ``-r+ + logsumexp(r+, r_1..r_N)`` (note §3.4).
+
+    ``r_pos`` ``(C,)``, ``r_neg`` ``(C, N)``, ``neg_mask`` ``(C, N)`` (True = a real negative). A thin
+    wrapper over the shared ``top1_nll``; one negative gives the DPO loss ``-log sigmoid(r+ - r-)``.
+    """
+    return top1_nll(r_pos, r_neg, neg_mask)
+
+
+def pl_weights(r_pos: torch.Tensor, r_neg: torch.Tensor, neg_mask: torch.Tensor | None = None) -> torch.Tensor:
+    """Softmax weights ``(C, 1 + N)`` of (t+, tau_1..tau_N) under the PL model: how hard each negative is pushed."""
+    if neg_mask is not None:
+        r_neg = r_neg.masked_fill(~neg_mask, float("-inf"))
+    return torch.softmax(torch.cat([r_pos[:, None], r_neg], 1), dim=1)

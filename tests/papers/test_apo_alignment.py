@@ -1,0 +1,213 @@
+"""Tests for the APO paper package (arXiv 2510.04142): trajectory language, consensus, PL/DPO losses, toy world."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+import torch
+import torch.nn.functional as F
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from icml26.papers.apo_alignment import claims as C
+from icml26.papers.apo_alignment import experiment as E
+from icml26.papers.apo_alignment.baselines import best_source, pairwise_dpo_loss, single_negative_mask
+from icml26.papers.apo_alignment.drifting_teachers import make_world, strong_sets, teacher_rates
+from icml26.papers.apo_alignment.method import (
+    ABS,
+    CHECK,
+    PAD,
+    PRES,
+    Vocab,
+    apo_loss,
+    consensus,
+    implicit_reward,
+    most_divergent,
+    negative_mask,
+    parse,
+    pl_weights,
+    render,
+)
+from icml26.papers.apo_alignment.training import build_data, make_model, score_decisions, sequence_logprobs
+
+D = torch.float64
+
+
+@settings(max_examples=25, deadline=None)
+@given(k=st.integers(1, 5), n=st.integers(1, 5), seed=st.integers(0, 10_000))
+def test_render_parse_roundtrip(k, n, seed):
+    g = torch.Generator().manual_seed(seed)
+    vocab = Vocab(k, n)
+    ev = torch.randint(0, 2, (6, k), generator=g)
+    dec = torch.randint(0, 2, (6, k), generator=g)
+    sig = vocab.sig(torch.randint(0, n + 1, (6,), generator=g))
+    traj = render(vocab, ev, dec, sig)
+    assert traj.shape == (6, vocab.traj_len)
+    lengths = (traj != PAD).sum(1)
+    verbose = vocab.is_verbose(sig)
+    expect = 1 + torch.where(verbose, 5, 3) * k + 1 + dec.sum(1) + 1
+    assert torch.equal(lengths, expect)
+    got, ok = parse(vocab, ev, traj)
+    assert ok.all() and torch.equal(got, dec)
+
+
+def test_parse_is_strict():
+    vocab = Vocab(3, 2)
+    ev = torch.tensor([[1, 0, 1]] * 4)
+    dec = torch.tensor([[1, 0, 0]] * 4)
+    traj = render(vocab, ev, dec, vocab.sig(torch.tensor([1, 1, 1, 1])))  # teacher 1 is verbose
+    assert parse(vocab, ev, traj)[1].all()
+    bad = traj.clone()
+    bad[0, 5] = ABS  # restatement contradicts the decision (position: sig, ev, F, dec, CHECK, dec)
+    assert traj[0, 4] == CHECK and traj[0, 5] == PRES
+    bad[1, 1] = vocab.ev(torch.tensor([[0, 0, 1]]))[0, 0]  # cites the wrong evidence
+    bad[2, -1] = 5  # junk after EOS (padding area) is ignored
+    eos_pos = (traj[3] != PAD).sum() - 1
+    bad[3, eos_pos] = PAD  # missing EOS
+    ok = parse(vocab, ev, bad)[1]
+    assert ok.tolist() == [False, False, True, False]
+
+
+def test_consensus_brute_force():
+    g = torch.Generator().manual_seed(0)
+    dec = torch.randint(0, 2, (50, 5, 4), generator=g)
+    cons = consensus(dec)
+    for c in range(50):
+        for k in range(4):
+            votes = [int(dec[c, u, k]) for u in range(5)]
+            assert cons[c, k] == int(sum(votes) >= 3)
+    assert torch.equal(consensus(torch.tensor([[[1], [0]]])), torch.tensor([[0]]))  # ties -> absent
+    mask = negative_mask(dec, cons)
+    assert torch.equal(mask, torch.stack([(dec[:, u] != cons).any(1) for u in range(5)], 1))
+    div = most_divergent(dec, cons)
+    ham = (dec != cons[:, None]).sum(-1)
+    assert torch.equal(ham.gather(1, div[:, None]).squeeze(1), ham.max(1).values)
+
+
+def test_apo_loss_equals_softmax_and_dpo():
+    g = torch.Generator().manual_seed(1)
+    rp, rn = torch.randn(7, generator=g, dtype=D), torch.randn(7, 4, generator=g, dtype=D)
+    loss = apo_loss(rp, rn)
+    ref = -torch.log_softmax(torch.cat([rp[:, None], rn], 1), 1)[:, 0]
+    assert torch.allclose(loss, ref)
+    # N = 1: exactly DPO
+    assert torch.allclose(apo_loss(rp, rn[:, :1]), -F.logsigmoid(rp - rn[:, 0]))
+    # masking a negative == dropping it
+    m = torch.ones(7, 4, dtype=torch.bool)
+    m[:, 2] = False
+    assert torch.allclose(apo_loss(rp, rn, m), apo_loss(rp, rn[:, [0, 1, 3]]))
+    # the PL objective is not the pairwise sum
+    assert not torch.allclose(loss, pairwise_dpo_loss(rp, rn))
+    assert torch.allclose(pairwise_dpo_loss(rp, rn), (-F.logsigmoid(rp[:, None] - rn)).mean(1))
+    assert torch.allclose(pairwise_dpo_loss(rp, rn, m), (-F.logsigmoid(rp[:, None] - rn[:, [0, 1, 3]])).mean(1))
+
+
+def test_apo_gradient_is_pl_weights():
+    g = torch.Generator().manual_seed(2)
+    rp = torch.randn(3, generator=g, dtype=D, requires_grad=True)
+    rn = torch.randn(3, 5, generator=g, dtype=D, requires_grad=True)
+    apo_loss(rp, rn).sum().backward()
+    w = pl_weights(rp.detach(), rn.detach())
+    assert torch.allclose(rn.grad, w[:, 1:])  # each negative pushed down by its softmax weight
+    assert torch.allclose(rp.grad, w[:, 0] - 1)
+    # finite differences on one coordinate
+    eps = 1e-6
+    rn2 = rn.detach().clone()
+    rn2[0, 3] += eps
+    fd = (apo_loss(rp.detach(), rn2).sum() - apo_loss(rp.detach(), rn.detach()).sum()) / eps
+    assert abs(float(fd) - float(rn.grad[0, 3])) < 1e-5
+
+
+def test_rewards_zero_at_reference_and_length_norm():
+    vocab = Vocab(2, 3)
+    world = make_world(8, 2, 3, generator=torch.Generator().manual_seed(0))
+    data = build_data(world, vocab)
+    torch.manual_seed(0)
+    model = make_model(vocab, d_model=16, n_layers=1, n_heads=2)
+    ref = copy.deepcopy(model)
+    seq = data["src"].reshape(-1, data["src"].shape[-1])
+    lp, lr = sequence_logprobs(model, seq, vocab.prompt_len), sequence_logprobs(ref, seq, vocab.prompt_len)
+    assert torch.allclose(implicit_reward(lp, lr, 0.1), torch.zeros_like(lp))
+    n = torch.full_like(lp, 4.0)
+    assert torch.allclose(implicit_reward(lp + 2.0, lp, 0.5, n), torch.full_like(lp, 0.25))
+    with pytest.raises(ValueError, match="beta"):
+        implicit_reward(lp, lr, 0.0)
+
+
+def test_world_rates_and_drift():
+    g = torch.Generator().manual_seed(3)
+    w = make_world(20_000, 4, 5, drift=0.2, p_miss=0.0, p_spur=0.0, generator=g)
+    tpr, fpr = teacher_rates(5, 4, 0.2)
+    pos = w.evidence[:, None, :].expand_as(w.decisions) == 1
+    d = w.decisions.float()
+    emp_tpr = (d * pos).sum(0) / pos.sum(0)
+    emp_fpr = (d * ~pos).sum(0) / (~pos).sum(0)
+    assert (emp_tpr - tpr).abs().max() < 0.04 and (emp_fpr - fpr).abs().max() < 0.04
+    # drift: weak hallucination rises along the steps for teacher 0 and falls for teacher 1
+    weak = ~strong_sets(5, 4)
+    f0 = fpr[0][weak[0]]
+    f1 = fpr[1][weak[1]]
+    assert f0[-1] > f0[0] and f1[-1] < f1[0]
+    assert tuple(w.findings.shape) == (20_000, 4) and tuple(w.decisions.shape) == (20_000, 5, 4)
+    # fully correlated teachers: a consensus is no better than the teachers' common draw
+    wc = make_world(2000, 4, 5, correlation=1.0, preset="uniform", generator=torch.Generator().manual_seed(4))
+    assert (wc.decisions == wc.decisions[:, :1]).float().mean() > 0.9
+
+
+def test_score_decisions_counts_malformed_as_wrong():
+    truth = torch.tensor([[1, 0], [0, 0]])
+    dec = truth.clone()
+    s = score_decisions(dec, truth, torch.tensor([True, False]))
+    assert s["accuracy"] == 0.5 and s["well_formed"] == 0.5
+    assert s["hallucination"] == pytest.approx(2 / 3) and s["omission"] == 0.0
+
+
+def test_single_negative_and_best_source():
+    m = torch.tensor([[True, False, True], [False, True, False]])
+    one = single_negative_mask(m, "random", generator=torch.Generator().manual_seed(0))
+    assert one.sum(1).tolist() == [1, 1] and (one <= m).all()
+    div = single_negative_mask(m, "divergent", torch.tensor([2, 1]))
+    assert div.tolist() == [[False, False, True], [False, True, False]]
+    dec = torch.tensor([[[1, 0], [0, 0], [1, 1]]] * 3)
+    assert best_source(dec, torch.tensor([[1, 0]] * 3)) == 0
+    with pytest.raises(ValueError, match="rule"):
+        single_negative_mask(m, "nearest")
+
+
+def test_value_errors():
+    vocab = Vocab(3, 2)
+    with pytest.raises(ValueError, match="n_findings"):
+        Vocab(0, 2)
+    with pytest.raises(ValueError, match="evidence"):
+        render(vocab, torch.zeros(2, 4, dtype=torch.long), torch.zeros(2, 4, dtype=torch.long), vocab.target_sig)
+    with pytest.raises(ValueError, match="0/1"):
+        render(vocab, torch.full((2, 3), 2), torch.zeros(2, 3, dtype=torch.long), vocab.target_sig)
+    with pytest.raises(ValueError, match="sig"):
+        render(vocab, torch.zeros(2, 3, dtype=torch.long), torch.zeros(2, 3, dtype=torch.long), 0)
+    with pytest.raises(ValueError, match="decisions"):
+        consensus(torch.zeros(3, 4))
+    with pytest.raises(ValueError, match="correlation"):
+        make_world(5, correlation=1.5)
+    with pytest.raises(ValueError, match="preset"):
+        strong_sets(5, 4, "random")
+    with pytest.raises(ValueError, match="n_cases"):
+        make_world(0)
+    with pytest.raises(ValueError, match="config"):
+        E.run({"n_train": 3}, "cpu", 0)
+    with pytest.raises(ValueError, match="seed"):
+        E.run(E.CONFIGS["quick"], "cpu", -1)
+
+
+def test_experiment_tiny_runs_and_claims_read_it():
+    cfg = {**E.CONFIGS["standard"], "n_findings": 2, "n_train": 40, "n_test": 20, "steps1": 2, "steps2": 2,
+           "n_seeds": 1, "d_model": 16, "n_layers": 1, "n_heads": 2, "batch1": 8, "batch2": 4,
+           "drift_sweep": [0.0, 0.2]}
+    r = E.run(cfg, "cpu", 0)
+    assert set(r["summary"]["methods"]) == set(cfg["objectives"])
+    assert len(r["drift_sweep"]["gap"]) == 2 and r["seconds"] > 0
+    for claim in C.CLAIMS:
+        if claim.id == "gain_grows_with_drift":
+            assert claim.metric(r) in (0.0, 1.0)
+        else:
+            assert isinstance(claim.metric(r), float)
