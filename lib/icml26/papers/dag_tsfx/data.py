@@ -1,0 +1,138 @@
+"""Synthetic EPF-like data with known exogenous drivers, TFB-style splits and rolling windows (note §3.5, §7).
+
+Covariates are generated first and the target from them (never the reverse), so future covariates carry
+no information about the future *target noise* (note §10: no leakage).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+
+
+def _check_pos(name, value, low=0.0, strict=False):
+    if not isinstance(value, (int, float)) or not math.isfinite(value) or value < low or (strict and value <= low):
+        raise ValueError(f"{name} must be a finite number {'>' if strict else '>='} {low}; got {value!r}")
+
+
+def _ar1(rng, n, rho, scale):
+    e = rng.standard_normal(n) * scale
+    out = np.empty(n)
+    acc = 0.0
+    for t in range(n):  # O(n) scalar recursion on numpy floats; a few thousand steps
+        acc = rho * acc + e[t]
+        out[t] = acc
+    return out
+
+
+def _softplus(x):
+    return np.logaddexp(0.0, x)
+
+
+def synthetic_epf(n_steps: int = 3000, *, sigma_shock: float = 1.0, kappa: float = 1.0, lag: int = 0,
+                  phi: float = 0.9, sigma_eps: float = 0.1, gamma: float = 4.0, z0: float = 0.6,
+                  spike: float = 0.5, seed: int = 0) -> dict:
+    """Hourly EPF-like series (note §7): load and renewables forecasts (covariates) drive a price (target).
+
+    ``L_t = 1 + 0.3 sin(2 pi h/24 - 1) + 0.1 1[weekday] + u_t`` with ``u`` AR(1) (rho 0.9, shock
+    ``0.2 sigma_shock``); ``R_t`` = solar (daylight bump times a logistic AR(1) cloudiness) + wind
+    (softplus of an AR(1), shock ``sigma_shock``); ``Z = L - R``;
+    ``P_t = 1 + kappa softplus(gamma (Z_{t-lag} - z0))^2 / gamma + kappa spike 1[Z_{t-lag} > q_97(Z)] + v_t``,
+    ``v`` AR(1) with coefficient ``phi`` and innovation std ``sigma_eps`` (the part only history predicts).
+    Returns ``endo (n, 1)``, ``exo (n, 2)`` float32 arrays, ``v`` and the parameters.
+    """
+    if not isinstance(n_steps, int) or n_steps < 200:
+        raise ValueError(f"n_steps must be an integer >= 200; got {n_steps!r}")
+    _check_pos("sigma_shock", sigma_shock)
+    _check_pos("kappa", kappa)
+    _check_pos("sigma_eps", sigma_eps)
+    _check_pos("gamma", gamma, strict=True)
+    if not isinstance(lag, int) or not 0 <= lag < 48:
+        raise ValueError(f"lag must be an integer in [0, 48); got {lag!r}")
+    if not isinstance(phi, (int, float)) or not -1 < phi < 1:
+        raise ValueError(f"phi must be in (-1, 1); got {phi!r}")
+    rng = np.random.default_rng(seed)
+    n = n_steps + lag
+    t = np.arange(n)
+    h, weekday = t % 24, ((t // 24) % 7) < 5
+    load = 1 + 0.3 * np.sin(2 * np.pi * h / 24 - 1.0) + 0.1 * weekday + _ar1(rng, n, 0.9, 0.2 * sigma_shock)
+    cloud = 1 / (1 + np.exp(-(0.5 + _ar1(rng, n, 0.95, 0.3 * sigma_shock))))
+    solar = 0.4 * np.maximum(0.0, np.sin(np.pi * (h - 6) / 12)) * cloud
+    wind = 0.3 * _softplus(_ar1(rng, n, 0.95, 0.3 * sigma_shock))
+    z = load - (solar + wind)
+    zl = z[:n_steps] if lag else z  # Z_{t-lag} aligned with P_t, t = lag..n-1
+    thr = np.quantile(z, 0.97)
+    drive = kappa * (_softplus(gamma * (zl - z0)) ** 2 / gamma + spike * (zl > thr))
+    v = _ar1(rng, n_steps, phi, sigma_eps)
+    price = 1.0 + drive + v
+    exo = np.stack([load[lag:], (solar + wind)[lag:]], axis=1)
+    return {"endo": price[:, None].astype(np.float32), "exo": exo.astype(np.float32), "v": v,
+            "params": {"sigma_shock": sigma_shock, "kappa": kappa, "lag": lag, "phi": phi, "sigma_eps": sigma_eps,
+                       "gamma": gamma, "z0": z0, "spike": spike}}
+
+
+def oracle_floor(phi: float, sigma_eps: float, horizon: int, target_var: float) -> float:
+    """MSE (on the z-scored target) of the Bayes forecast that knows the drive and the last ``v`` exactly.
+
+    The residual ``v`` is AR(1): ``Var(v_{t+k} | v_t) = sigma_eps^2 (1 - phi^{2k}) / (1 - phi^2)``, averaged
+    over ``k = 1..horizon`` and divided by the training variance of the target.
+    """
+    if horizon < 1 or target_var <= 0:
+        raise ValueError(f"horizon must be >= 1 and target_var > 0; got {horizon}, {target_var}")
+    k = np.arange(1, horizon + 1)
+    return float((sigma_eps ** 2 * (1 - phi ** (2 * k)) / (1 - phi ** 2)).mean() / target_var)
+
+
+def split_and_scale(endo: np.ndarray, exo: np.ndarray, train: float = 0.7, val: float = 0.1) -> dict:
+    """Chronological 70/10/20 split and z-scoring with train statistics (TFB ``norm: true``, note §3.5)."""
+    endo, exo = np.asarray(endo, dtype=np.float32), np.asarray(exo, dtype=np.float32)
+    if endo.ndim != 2 or exo.ndim != 2 or len(endo) != len(exo):
+        raise ValueError(f"endo and exo must be 2-D with the same length; got {endo.shape}, {exo.shape}")
+    if not (np.isfinite(endo).all() and np.isfinite(exo).all()):
+        raise ValueError("endo and exo must be finite")
+    if not (0 < train < 1 and 0 <= val < 1 and train + val < 1):
+        raise ValueError(f"train and val must be fractions with train + val < 1; got {train}, {val}")
+    n = len(endo)
+    b1, b2 = int(n * train), int(n * (train + val))
+    mu_n, sd_n = endo[:b1].mean(0), endo[:b1].std(0) + 1e-8
+    mu_x, sd_x = exo[:b1].mean(0), exo[:b1].std(0) + 1e-8
+    return {"endo": (endo - mu_n) / sd_n, "exo": (exo - mu_x) / sd_x, "borders": (b1, b2, n),
+            "target_var": float(endo[:b1].var(0)[0])}
+
+
+def make_windows(endo, exo, seq_len: int, pred_len: int, start: int, stop: int, stride: int = 1,
+                 device="cpu") -> dict:
+    """Rolling windows whose *forecast* part lies in ``[start, stop)`` (history may reach back), stride ``stride``.
+
+    Returns tensors ``x (W, T, N + D)`` (endogenous first), ``y (W, F, N)`` and ``y_exo (W, F, D)``.
+    """
+    if seq_len < 1 or pred_len < 1 or stride < 1:
+        raise ValueError(f"seq_len, pred_len and stride must be >= 1; got {seq_len}, {pred_len}, {stride}")
+    full = torch.as_tensor(np.concatenate([endo, exo], axis=1), device=device)
+    first = max(start, seq_len)
+    if stop - first < pred_len:
+        raise ValueError(f"segment [{start}, {stop}) is too short for seq_len={seq_len}, pred_len={pred_len}")
+    win = full[first - seq_len:stop].unfold(0, seq_len + pred_len, stride).permute(0, 2, 1)  # (W, T+F, C)
+    n = endo.shape[1]
+    return {"x": win[:, :seq_len].contiguous(), "y": win[:, seq_len:, :n].contiguous(),
+            "y_exo": win[:, seq_len:, n:].contiguous()}
+
+
+def tfb_windows(endo, exo, seq_len: int, pred_len: int, train_stride: int = 1, device="cpu") -> dict:
+    """Train/val/test window sets of the TFB rolling protocol on already-scaled arrays (note §3.5)."""
+    n = len(endo)
+    b1, b2 = int(n * 0.7), int(n * 0.8)
+    return {"train": make_windows(endo, exo, seq_len, pred_len, 0, b1, train_stride, device),
+            "val": make_windows(endo, exo, seq_len, pred_len, b1, b2, 1, device),
+            "test": make_windows(endo, exo, seq_len, pred_len, b2, n, 1, device)}
+
+
+def seasonal_naive_exo(x: torch.Tensor, n_endo: int, pred_len: int, period: int = 24) -> torch.Tensor:
+    """Seasonal-naive forecast of the covariates: repeat the last ``period`` steps of their history."""
+    if x.shape[1] < period:
+        raise ValueError(f"history length {x.shape[1]} must be >= period {period}")
+    last = x[:, -period:, n_endo:]
+    reps = -(-pred_len // period)
+    return last.repeat(1, reps, 1)[:, :pred_len]
