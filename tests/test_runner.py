@@ -83,3 +83,32 @@ def test_classify():
     assert runner.classify(False, [], True) == "no_claims"
     assert runner.classify(False, [{"outcome": "pass"}], True) == "ok"
     assert runner.classify(True, [], True, timed_out=True) == "timeout"
+
+
+def test_worker_restarts_a_kernel_that_lost_a_port_race(monkeypatch, tmp_path):
+    import papermill
+
+    calls = []
+
+    def flaky(nb, out, **kw):
+        calls.append(nb)
+        if len(calls) == 1:
+            raise RuntimeError("Kernel didn't start: Address already in use")
+        Path(out).write_text("{}")
+
+    monkeypatch.setattr(papermill, "execute_notebook", flaky)
+    runner._worker(str(FIXTURES / "passes.ipynb"), str(tmp_path / "passes"), {}, 10, html=False)
+    state = runner.atomic.read_json(tmp_path / "passes.status.json")
+    assert len(calls) == 2 and state["raised"] is False
+
+
+def test_worker_reports_a_kernel_that_never_starts(monkeypatch, tmp_path):
+    import papermill
+
+    def broken(nb, out, **kw):
+        raise RuntimeError("Address already in use")
+
+    monkeypatch.setattr(papermill, "execute_notebook", broken)
+    runner._worker(str(FIXTURES / "passes.ipynb"), str(tmp_path / "passes"), {}, 10, html=False)
+    state = runner.atomic.read_json(tmp_path / "passes.status.json")
+    assert state["raised"] is True and "Address already in use" in state["error"]

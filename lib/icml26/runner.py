@@ -33,6 +33,9 @@ from icml26.claims import load_records
 from icml26.runtime import check_scale
 
 STATUSES = ("ok", "claim_miss", "no_claims", "error", "timeout")
+KERNEL_START_FAILURES = ("Address already in use", "Kernel died before replying to kernel_info")
+"""Errors that mean a kernel never started; seen when parallel kernels race for the same local ports."""
+KERNEL_START_RETRIES = 1
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
 """Kernels draw with Jupyter's inline backend even when the caller set ``MPLBACKEND=Agg``, so figures are kept."""
@@ -231,17 +234,22 @@ def _worker(nb_path: str, stem: str, params: dict, timeout: float, html: bool) -
     stem = Path(stem)
     out_ipynb = stem.with_suffix(".ipynb")
     state = {"raised": False, "error": "", "html": None}
-    try:
-        pm.execute_notebook(nb_path, str(out_ipynb), parameters=params, kernel_name="python3",
-                            cwd=str(Path(nb_path).parent), execution_timeout=int(timeout),
-                            progress_bar=False, log_output=False)
-    except pm.PapermillExecutionError as exc:
-        state["raised"] = True
-        state["error"] = ANSI.sub("", "\n".join(exc.traceback) if exc.traceback else f"{exc.ename}: {exc.evalue}")
-    except Exception as exc:  # kernel death, cell timeout, bad notebook: all reported, none fatal
-        state["raised"] = True
-        state["timeout"] = "Timeout" in type(exc).__name__ or "timed out" in str(exc)
-        state["error"] = f"{type(exc).__name__}: {ANSI.sub('', str(exc))}"
+    for attempt in range(1 + KERNEL_START_RETRIES):
+        try:
+            pm.execute_notebook(nb_path, str(out_ipynb), parameters=params, kernel_name="python3",
+                                cwd=str(Path(nb_path).parent), execution_timeout=int(timeout),
+                                progress_bar=False, log_output=False)
+        except pm.PapermillExecutionError as exc:
+            state["raised"] = True
+            state["error"] = ANSI.sub("", "\n".join(exc.traceback) if exc.traceback else f"{exc.ename}: {exc.evalue}")
+        except Exception as exc:  # kernel death, cell timeout, bad notebook: all reported, none fatal
+            message = ANSI.sub("", str(exc))
+            if attempt < KERNEL_START_RETRIES and any(m in message for m in KERNEL_START_FAILURES):
+                continue  # the kernel never started (a port race between parallel kernels): start it again
+            state["raised"] = True
+            state["timeout"] = "Timeout" in type(exc).__name__ or "timed out" in message
+            state["error"] = f"{type(exc).__name__}: {message}"
+        break
     if html and out_ipynb.exists():
         state["html"] = _to_html(out_ipynb)
     atomic.write_json(stem.with_suffix(".status.json"), state)
