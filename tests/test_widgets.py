@@ -76,3 +76,13 @@ def test_signature_tells_figures_apart_and_matches_equal_ones():
 def test_figure_validates_grid():
     with pytest.raises(ValueError, match="ncols"):
         viz.figure(ncols=0)
+
+
+def test_redraw_sets_caption_and_png_in_the_output():
+    import base64
+
+    ex = widgets.explore(plot_line, {"slope": (0.0, 2.0, 0.5)}, slope=1.0, show=False)
+    ex.set(slope=1.5)
+    stream, image = ex.output.outputs
+    assert stream["text"] == "slope=1.5\n"
+    assert base64.b64decode(image["data"]["image/png"]).startswith(b"\x89PNG")

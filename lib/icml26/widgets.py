@@ -121,14 +121,17 @@ class Explorer:
         return fig
 
     def redraw(self) -> None:
-        """Re-render into the ``Output`` under a text caption."""
-        from IPython.display import display
+        """Re-render into the ``Output``: a text caption, then the figure, set in one widget-state update.
 
+        The outputs are assigned directly rather than captured with ``with output:``, which avoids the
+        message routing that made executions hang under nbclient (papermill, Voila) and never shows a
+        half-updated state.
+        """
         fig = self.render()
-        with self.output:
-            self.output.clear_output(wait=True)
-            print(self.caption)
-            display(fig)
+        self.output.outputs = (
+            {"output_type": "stream", "name": "stdout", "text": self.caption + "\n"},
+            {"output_type": "display_data", "data": mime_bundle(fig), "metadata": {}},
+        )
         _close(fig)
 
     def set(self, **values) -> None:
@@ -153,6 +156,18 @@ class Explorer:
             self.set(**{name: old})
             checked.append(name)
         return checked
+
+
+def mime_bundle(fig) -> dict:
+    """A figure as a Jupyter MIME bundle: PNG for matplotlib, the plotly bundle for plotly figures."""
+    if hasattr(fig, "_repr_mimebundle_") and hasattr(fig, "to_json"):  # plotly
+        return fig._repr_mimebundle_()
+    import base64
+    import io
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", bbox_inches="tight")
+    return {"image/png": base64.b64encode(buf.getvalue()).decode("ascii"), "text/plain": repr(fig)}
 
 
 def _short(v) -> str:

@@ -66,7 +66,8 @@ def test_explorer_in_voila(slug, page, voila):
 
 @pytest.mark.parametrize("slug", EXPLORERS)
 def test_explorer_in_jupyterlab(slug, page, lab):
-    page.goto(f"{lab.url}/lab/tree/{PAGES[slug]}", wait_until="domcontentloaded")
+    # ?reset: a fresh workspace, so the tab of the previous explorer is not restored and run instead
+    page.goto(f"{lab.url}/lab/tree/{PAGES[slug]}?reset", wait_until="domcontentloaded")
     page.wait_for_selector(".jp-Notebook .jp-Cell")
     # the kernel must be connected and idle before Run All, or the run can be lost
     page.get_by_text(re.compile(r"Python 3 \(ipykernel\) \| Idle")).first.wait_for(timeout=180_000)
