@@ -112,3 +112,10 @@ def test_worker_reports_a_kernel_that_never_starts(monkeypatch, tmp_path):
     runner._worker(str(FIXTURES / "passes.ipynb"), str(tmp_path / "passes"), {}, 10, html=False)
     state = runner.atomic.read_json(tmp_path / "passes.status.json")
     assert state["raised"] is True and "Address already in use" in state["error"]
+
+
+def test_relative_build_folder_still_collects_claims(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the notebook runs in its own folder; RESULTS must not be relative to it
+    run = runner.execute_one(FIXTURES / "passes.ipynb", Path("build"), PARAMS, timeout=120, html=False)
+    assert run.status == "ok" and [r["outcome"] for r in run.records] == ["pass"]
+    assert not (FIXTURES / "build").exists()

@@ -96,7 +96,7 @@ def execute_one(path: Path, out_dir: Path, parameters: dict, timeout: float, htm
                 env: dict | None = None) -> NotebookRun:
     """Execute one notebook in a fresh worker process; never raises for a failing notebook."""
     path = Path(path).resolve()
-    stem = out_dir / "notebooks" / _out_name(path)
+    stem = Path(out_dir).resolve() / "notebooks" / _out_name(path)  # absolute: notebooks run in their own folder
     stem.parent.mkdir(parents=True, exist_ok=True)
     results = stem.with_suffix(".claims.jsonl")
     status_file = stem.with_suffix(".status.json")
