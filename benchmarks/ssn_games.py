@@ -9,36 +9,24 @@
 
 from __future__ import annotations
 
-import argparse
 import time
 
-import torch
-
+from icml26.bench import parse_args, synchronize, time_call
 from icml26.papers.ssn_games.baselines import lp_solve
 from icml26.papers.ssn_games.games import random_games
 from icml26.papers.ssn_games.method import hybrid
 from icml26.papers.ssn_games.regret import RegretMatching
 
 
-def _sync(device):
-    if device.type == "cuda":
-        torch.cuda.synchronize(device)
-
-
 def _timed(fn, device):
-    _sync(device)
-    t0 = time.perf_counter()
-    out = fn()
-    _sync(device)
-    return out, time.perf_counter() - t0
+    """One timed call of ``fn`` (no warm-up) and its result."""
+    box = []
+    seconds = time_call(lambda: box.append(fn()), repeats=1, device=device, warmup=0)
+    return box[0], seconds
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--device", default="cpu")
-    p.add_argument("--quick", action="store_true", help="tiny sizes (< 10 s)")
-    args = p.parse_args(argv)
-    device = torch.device(args.device)
+    args, device = parse_args(__doc__.splitlines()[0], argv)
     B, n, iters = (8, 30, 200) if args.quick else (32, 200, 2000)
     size = 30 if args.quick else 200
 
@@ -58,7 +46,7 @@ def main(argv=None):
     t0 = time.perf_counter()
     while time.perf_counter() - t0 < 10 * t_h:
         rm.run(50)
-    _sync(device)
+    synchronize(device)
     t_p = time.perf_counter() - t0
     g_p = float(rm.gaps().min())
     print(f"hybrid {size}x{size}: gap {h.gap[0]:.1e} in {t_h:.3f} s; alternating PRM+ (best averaging) after "

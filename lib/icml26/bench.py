@@ -22,7 +22,8 @@ def parse_args(description: str, argv=None) -> tuple[argparse.Namespace, torch.d
     return args, torch.device(args.device)
 
 
-def _sync(device: torch.device) -> None:
+def synchronize(device: torch.device) -> None:
+    """Wait for queued CUDA work on ``device`` (no-op elsewhere), so a clock reading is honest."""
     if device.type == "cuda":
         torch.cuda.synchronize(device)
 
@@ -35,11 +36,11 @@ def time_call(fn: Callable[[], object], repeats: int = 3, device: torch.device |
     device = torch.device(device)
     for _ in range(warmup):
         fn()
-    _sync(device)
+    synchronize(device)
     start = time.perf_counter()
     for _ in range(repeats):
         fn()
-    _sync(device)
+    synchronize(device)
     return (time.perf_counter() - start) / repeats
 
 
