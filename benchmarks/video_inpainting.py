@@ -4,7 +4,7 @@ import torch
 
 from icml26.bench import parse_args, ratio_line, time_call
 from icml26.papers.video_inpainting import experiment
-from icml26.papers.video_inpainting.warp import warp
+from icml26.render.warp import warp
 
 
 def main(argv=None):

@@ -3,7 +3,7 @@ import torch
 
 from icml26.papers.video_inpainting import baselines, method
 from icml26.papers.video_inpainting.toyvideo import make_videos
-from icml26.papers.video_inpainting.warp import compose_flows, fb_valid, warp, warp_video
+from icml26.render.warp import compose_flows, fb_valid, warp, warp_video
 
 
 def _data():

@@ -12,7 +12,7 @@ from __future__ import annotations
 import torch
 
 from icml26.papers.video_inpainting.method import _video
-from icml26.papers.video_inpainting.warp import warp_video
+from icml26.render.warp import warp_video
 
 
 def post_hoc_smoothing(frames, mask, flows, valid, lam: float = 0.5, iters: int = 1, padding: str = "border"):

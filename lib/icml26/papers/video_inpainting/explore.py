@@ -21,7 +21,7 @@ def plot_flicker(method: str = "tsi", frame: int = 3, lam_max: float = 0.6, tau:
     if method != "plain":
         ctrl = experiment.controller(d, method, norm="variance", tau=tau, lam_max=lam_max, lam=lam_max)
     y = experiment.sample(d, _SMALL["steps"], ctrl)
-    from icml26.papers.video_inpainting.warp import warp_video
+    from icml26.render.warp import warp_video
     w = warp_video(y[:, frame + 1], d["flows"][:, frame, frame + 1], padding="periodic")
     flick = ((y[:, frame] - w).abs() * d["mask"][:, frame])[0, 0]
     fig, axes = figure(4, 1, width=2.4, height=2.5)

@@ -19,7 +19,7 @@ import math
 
 import torch
 
-from icml26.papers.video_inpainting.warp import warp_video
+from icml26.render.warp import warp_video
 
 DEFAULTS = dict(stride=4, beta=0.8, tau=1.5, rho=1.0, lam_max=0.6, t_lo=0.2, t_hi=0.8, ell=2.0, kappa_a=2.0,
                 gamma=0.5, reset="zero", norm="median", eps=1e-8)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import torch
 
 from icml26.diffusion import grf_spectrum, sample_grf
-from icml26.papers.video_inpainting.warp import compose_flows
+from icml26.render.warp import compose_flows
 
 
 def make_videos(n_videos: int, frames: int = 8, size: int = 24, channels: int = 1, hole: int = 10,
