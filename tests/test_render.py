@@ -174,6 +174,17 @@ def test_nearest_surface_wins_and_visibility_respects_occlusion():
     assert visible_in(points, K, R, t, out["depth"]).tolist() == [[False, True, False]]
 
 
+def test_several_boxes_of_each_kind_render_together():
+    scene = make_scene(["box", "box", "sphere", "sphere", "cylinder", "cylinder"], [1, 2, 3, 4, 5, 6],
+                       center=[[0.8, 0.8, 0.2], [-0.8, 0.8, 0.2], [0.8, -0.8, 0.2], [-0.8, -0.8, 0.2], [0, 0, 0.3],
+                               [0, 1.5, 0.3]],
+                       size=[[0.2, 0.2, 0.2], [0.3, 0.1, 0.2], [0.2, 0, 0], [0.25, 0, 0], [0.2, 0, 0.3], [0.1, 0, 0.3]],
+                       yaw=[0.3, -0.4, 0, 0, 0, 0])
+    R, t = camera((3.0, 2.5, 2.5), (0.0, 0.0, 0.2))
+    ids = render(scene, intrinsics(64, 64, 70.0), R, t, 64, 64)["object_id"]
+    assert set(ids.unique().tolist()) == {-1, 1, 2, 3, 4, 5, 6}
+
+
 def test_materials_are_attached_to_objects():
     """Moving an object and the camera by the same offset leaves its image unchanged (texture in local frame)."""
     obj = single("box", [0.0, 0.0, 0.3], [0.3, 0.3, 0.3], yaw=0.3)

