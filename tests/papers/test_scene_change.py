@@ -201,3 +201,38 @@ def test_small_dataset_masks_are_consistent():
     assert d["mask"].shape == (1, 3, 24, 24) and d["overlap"].shape == (1, 3, 3)
     assert float(d["overlap"].min()) >= 0 and float(d["overlap"].max()) <= 1
     assert not math.isnan(float(d["ref"].sum()))
+
+
+def test_soft_correspondence_warps_the_given_values_with_the_flow_of_the_keys():
+    g = torch.Generator().manual_seed(5)
+    keys = torch.nn.functional.normalize(torch.randn(1, 8, 10, 10, generator=g), dim=1)
+    vals = torch.randn(1, 3, 10, 10, generator=g)
+    shifted = torch.roll(keys, shifts=(1, -1), dims=(2, 3))      # shifted(p) = keys(p + (dx=1, dy=-1))
+    warped, _, flow = method.soft_correspondence(shifted, keys, k=3, temperature=0.005, values=vals)
+    assert warped.shape == vals.shape
+    want = torch.roll(vals, shifts=(1, -1), dims=(2, 3))
+    assert torch.allclose(warped[..., 2:8, 2:8], want[..., 2:8, 2:8], atol=1e-3)
+    assert torch.allclose(flow[0, :, 2:8, 2:8].mean((1, 2)), torch.tensor([1.0, -1.0]), atol=1e-3)
+
+
+def test_raw_patch_tokens_are_unit_and_exposure_invariant():
+    g = torch.Generator().manual_seed(6)
+    frames = torch.rand(1, 2, 3, 8, 12, generator=g)
+    tok = experiment.raw_patch_tokens(frames, 4)
+    assert tok.shape == (1, 2, 48, 2, 3)
+    assert torch.allclose(tok.norm(dim=2), torch.ones(1, 2, 2, 3), atol=1e-5)
+    assert torch.allclose(experiment.raw_patch_tokens(1.3 * frames, 4), tok, atol=1e-4)   # exposure-invariant
+    with pytest.raises(ValueError, match="patch"):
+        experiment.raw_patch_tokens(frames, 5)
+    with pytest.raises(ValueError, match="frames"):
+        experiment.raw_patch_tokens(frames[0], 4)
+
+
+def test_window_visibility_is_a_subset_and_the_c6_raw_measure_runs():
+    data = rooms.make_dataset(1, 2, 4, 16, supersample=1, n_objects=(3, 4), generator=torch.Generator().manual_seed(2))
+    cand = baselines.raw_topk(data["qry"], data["ref"], 2)
+    vis = experiment.token_visibility(data, (4, 4), cand)
+    reach = experiment.token_visibility(data, (4, 4), cand, window=3)
+    assert bool((reach <= vis).all()) and reach.shape == vis.shape == (1, 4, 2, 4, 4)
+    wide = experiment.token_visibility(data, (4, 4), cand, window=9)   # a window spanning the frame: all visible
+    assert torch.equal(wide, vis)

@@ -8,7 +8,9 @@ query frame with RGB guidance (§3.7). Loss: BCE + soft Dice (§3.8); metrics: p
 
 Deviations (all configurable): a small CNN encoder trained from scratch instead of frozen SAM ViT-B (§7), and
 L2-normalised tokens with a learnable correlation temperature instead of a raw dot product at T_p = 1
-(*inferred*, §10: on 64-d features the raw local softmax is flat).
+(*inferred*, §10: on 64-d features the raw local softmax is flat; the change head still sees the raw tokens unless
+``head_normalized``), and optional GroupNorm in the change head and decoder (``norm``, *inferred*: without it the
+from-scratch networks did not fire above 0.5 within a CPU budget).
 """
 
 from __future__ import annotations
@@ -215,16 +217,19 @@ def window_offsets(k: int, device=None, dtype=torch.float32) -> torch.Tensor:
     return torch.stack([dx.flatten(), dy.flatten()], -1).to(device=device, dtype=dtype)
 
 
-def soft_correspondence(q: torch.Tensor, r: torch.Tensor, k: int = 5, temperature: float | torch.Tensor = 1.0):
+def soft_correspondence(q: torch.Tensor, r: torch.Tensor, k: int = 5, temperature: float | torch.Tensor = 1.0,
+                        values: torch.Tensor | None = None):
     """Local soft-argmax correspondence (§3.4): ``P_patch = softmax_o(c_o / T_p)``, ``d = sum_o P o`` and the
     reference map warped to the query grid, ``R~(p) = R(p + d(p))`` (bilinear, border, align_corners).
 
-    Returns ``(warped (M, D, h, w), P_patch (M, k*k, h, w), flow (M, 2, h, w))``; flow channel 0 = x.
+    ``values`` (default ``r``) is the map that gets warped, e.g. the raw tokens when the correlation uses
+    L2-normalised ones. Returns ``(warped (M, D', h, w), P_patch (M, k*k, h, w), flow (M, 2, h, w))``;
+    flow channel 0 = x.
     """
     P = torch.softmax(local_correlation(q, r, k) / temperature, dim=1)
     off = window_offsets(k, q.device, q.dtype)
     flow = torch.einsum("mohw,oc->mchw", P, off)
-    return warp(r, flow, padding="border"), P, flow
+    return warp(r if values is None else values, flow, padding="border"), P, flow
 
 
 def patch_confidence(P: torch.Tensor, c_peak: float = 1.0, c_ent: float = 1.0) -> torch.Tensor:
@@ -246,15 +251,21 @@ def _stack_1x1(cin: int, cout: int, layers: int) -> nn.Sequential:
     return nn.Sequential(*mods)
 
 
+def _norm(channels: int, on: bool) -> nn.Module:
+    """GroupNorm (4 groups) when ``on``, else identity: an optional training aid for the from-scratch mini model
+    (*inferred*, not in the paper's head/decoder, which sit on frozen SAM features)."""
+    return nn.GroupNorm(4, channels) if on else nn.Identity()
+
+
 class ChangeHead(nn.Module):
     """Per-candidate change feature (§3.5): ``[F_q, F_r, cos(F_q, F_r), F_r - F_q] -> conv3x3, ReLU, conv3x3, ReLU``."""
 
-    def __init__(self, dim: int, reduce: int = 32, fuse: int = 32, layers: int = 5):
+    def __init__(self, dim: int, reduce: int = 32, fuse: int = 32, layers: int = 5, norm: bool = False):
         super().__init__()
         self.proj_q = _stack_1x1(dim, reduce, layers)
         self.proj_r = _stack_1x1(dim, reduce, layers)
-        self.fuse = nn.Sequential(nn.Conv2d(3 * reduce + 1, fuse, 3, padding=1), nn.ReLU(),
-                                  nn.Conv2d(fuse, fuse, 3, padding=1), nn.ReLU())
+        self.fuse = nn.Sequential(nn.Conv2d(3 * reduce + 1, fuse, 3, padding=1), _norm(fuse, norm), nn.ReLU(),
+                                  nn.Conv2d(fuse, fuse, 3, padding=1), _norm(fuse, norm), nn.ReLU())
 
     def forward(self, q: torch.Tensor, r: torch.Tensor) -> torch.Tensor:
         fq, fr = self.proj_q(q), self.proj_r(r)
@@ -266,14 +277,15 @@ class Decoder(nn.Module):
     """Query-guided decoder (§3.7, scaled): two x2 up-sampling stages from the token grid, RGB projections
     injected at the two finest scales, then a 1x1 conv to one logit map."""
 
-    def __init__(self, fuse: int = 32, width: int = 16, rgb: int = 8):
+    def __init__(self, fuse: int = 32, width: int = 16, rgb: int = 8, norm: bool = False):
         super().__init__()
-        self.up1 = nn.Sequential(nn.Conv2d(fuse, 2 * width, 3, padding=1), nn.ReLU())
+        self.up1 = nn.Sequential(nn.Conv2d(fuse, 2 * width, 3, padding=1), _norm(2 * width, norm), nn.ReLU())
         self.rgb1 = nn.Sequential(nn.Conv2d(3, rgb, 3, padding=1), nn.ReLU())
-        self.mix1 = nn.Sequential(nn.Conv2d(2 * width + rgb, 2 * width, 3, padding=1), nn.ReLU())
-        self.up2 = nn.Sequential(nn.Conv2d(2 * width, width, 3, padding=1), nn.ReLU())
+        self.mix1 = nn.Sequential(nn.Conv2d(2 * width + rgb, 2 * width, 3, padding=1), _norm(2 * width, norm),
+                                  nn.ReLU())
+        self.up2 = nn.Sequential(nn.Conv2d(2 * width, width, 3, padding=1), _norm(width, norm), nn.ReLU())
         self.rgb2 = nn.Sequential(nn.Conv2d(3, rgb, 3, padding=1), nn.ReLU())
-        self.mix2 = nn.Sequential(nn.Conv2d(width + rgb, width, 3, padding=1), nn.ReLU(),
+        self.mix2 = nn.Sequential(nn.Conv2d(width + rgb, width, 3, padding=1), _norm(width, norm), nn.ReLU(),
                                   nn.Conv2d(width, width, 3, padding=1), nn.ReLU())
         self.out = nn.Conv2d(width, 1, 1)
 
@@ -307,7 +319,7 @@ class VSCDNet(nn.Module):
                  use_csp: bool = True, use_msp: bool = True, normalize_tokens: bool = True,
                  corr_temperature: float = 0.1, learn_temperature: bool = True, reduce: int = 32, fuse: int = 32,
                  head_layers: int = 5, dec_width: int = 16, candidate_mode: str = "learned",
-                 encoder: nn.Module | None = None):
+                 encoder: nn.Module | None = None, head_normalized: bool = False, norm: bool = False):
         super().__init__()
         if candidate_mode not in CANDIDATE_MODES:
             raise ValueError(f"candidate_mode must be one of {CANDIDATE_MODES}, got {candidate_mode!r}")
@@ -316,7 +328,8 @@ class VSCDNet(nn.Module):
         if tau_f <= 0:
             raise ValueError(f"tau_f must be > 0, got {tau_f}")
         self.cfg = dict(s_max=s_max, top_k=top_k, k=k, tau_f=tau_f, delta=delta, l_max=l_max, use_cf=use_cf,
-                        use_csp=use_csp, use_msp=use_msp, normalize_tokens=normalize_tokens)
+                        use_csp=use_csp, use_msp=use_msp, normalize_tokens=normalize_tokens,
+                        head_normalized=head_normalized)
         self.candidate_mode = candidate_mode
         self.encoder = encoder if encoder is not None else FrameEncoder(dim, width)
         dim = getattr(self.encoder, "dim", dim)
@@ -325,8 +338,8 @@ class VSCDNet(nn.Module):
         log_t = torch.tensor(math.log(corr_temperature))
         self.log_temp = nn.Parameter(log_t) if learn_temperature else None
         self.register_buffer("log_temp_fixed", log_t)
-        self.head = ChangeHead(dim, reduce, fuse, head_layers)
-        self.decoder = Decoder(fuse, dec_width)
+        self.head = ChangeHead(dim, reduce, fuse, head_layers, norm)
+        self.decoder = Decoder(fuse, dec_width, norm=norm)
 
     @property
     def temperature(self) -> torch.Tensor:
@@ -365,18 +378,20 @@ class VSCDNet(nn.Module):
         d = tok_q.shape[-1]
         q_map = tok_q.transpose(2, 3).reshape(b, tq, d, h, w)
         r_map = tok_r.transpose(2, 3).reshape(b, tr, d, h, w)
-        if c["normalize_tokens"]:
-            q_map, r_map = F.normalize(q_map, dim=2), F.normalize(r_map, dim=2)
         bidx = torch.arange(b, device=query.device).view(b, 1, 1)
         r_sel = r_map[bidx, cand]                                     # (B, T_q, S, D, h, w): batched over candidates
         q_rep = q_map[:, :, None].expand_as(r_sel)
         flat_q, flat_r = q_rep.reshape(-1, d, h, w), r_sel.reshape(-1, d, h, w)
+        # correlation on L2-normalised tokens (inferred, §10); the change head sees the raw tokens as in §3.5
+        # unless ``head_normalized`` (then both use the normalised ones)
+        cq, cr = (F.normalize(flat_q, dim=1), F.normalize(flat_r, dim=1)) if c["normalize_tokens"] else (flat_q, flat_r)
+        hq, hr = (cq, cr) if c["head_normalized"] else (flat_q, flat_r)
         if self.candidate_mode == "same_index" or c["k"] == 1:
-            warped, Pp = flat_r, torch.ones(flat_r.shape[0], 1, h, w, device=query.device, dtype=flat_r.dtype)
+            warped, Pp = hr, torch.ones(flat_r.shape[0], 1, h, w, device=query.device, dtype=flat_r.dtype)
             flow = torch.zeros(flat_r.shape[0], 2, h, w, device=query.device, dtype=flat_r.dtype)
         else:
-            warped, Pp, flow = soft_correspondence(flat_q, flat_r, c["k"], self.temperature)
-        feats = self.head(flat_q, warped).view(b, tq, n_c, -1, h, w)
+            warped, Pp, flow = soft_correspondence(cq, cr, c["k"], self.temperature, values=hr)
+        feats = self.head(hq, warped).view(b, tq, n_c, -1, h, w)
         csp = patch_confidence(Pp).view(b, tq, n_c, h, w)
         wt = torch.ones_like(csp)
         if c["use_csp"] and self.candidate_mode == "learned":

@@ -129,7 +129,7 @@ def camera_path(gen: torch.Generator, frames: int, n_waypoints: int = 5):
         s = s.flip(0)
     eye, target = catmull_rom(eye_pts, s), catmull_rom(tgt_pts, s)
     eye = torch.stack([eye[:, 0].clamp(-hx + 0.2, hx - 0.2), eye[:, 1].clamp(-hy + 0.2, hy - 0.2),
-                       eye[:, 2].clamp(1.1, 1.8)], -1)
+                       eye[:, 2].clamp(1.2, 1.7)], -1)  # the note's camera height range (§7)
     flat = (target - eye)
     flat[:, 2] = flat[:, 2].clamp(max=-0.2)  # always look somewhat down, never straight up/down
     flat_xy = flat[:, :2].norm(dim=-1, keepdim=True).clamp_min(0.8)
