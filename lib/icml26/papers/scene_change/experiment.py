@@ -225,6 +225,7 @@ def run(config: dict, device, seed: int, artifacts: dict | None = None) -> dict:
     both["K"] = data["train"]["K"]
     test = data["test"]
     res = {"overlap": overlap_stats(both, config["top_k_overlap"]), "methods": {}, "train_seconds": {},
+           "f1_per_repeat": {},
            "data_seconds": t_data, "empty_gt_share": (test["mask"].flatten(-2).sum(-1) == 0).float().mean().item(),
            "n_test_frames": int(test["mask"].shape[0] * test["mask"].shape[1]),
            "n_train_pairs": int(data["train"]["qry"].shape[0])}
@@ -247,7 +248,7 @@ def run(config: dict, device, seed: int, artifacts: dict | None = None) -> dict:
                 models[name], preds[name] = model, pred
         res["train_seconds"][name] = time.perf_counter() - t0
         res["methods"][name] = {key: float(np.mean([r[key] for r in runs])) for key in runs[0]}
-        res["methods"][name]["f1_per_repeat"] = [r["f1"] for r in runs]
+        res["f1_per_repeat"][name] = [r["f1"] for r in runs]
     if "vscd" in preds:
         p = preds["vscd"]
         grid = tuple(p["C_sp"].shape[-2:])
