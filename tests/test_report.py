@@ -15,11 +15,18 @@ def test_scoreboard_lists_all_papers_and_planned_ones(tmp_path):
     page = report.build(tmp_path, runs).read_text()
     for p in registry.PAPERS:
         assert p.title.split(" (")[0].replace("&", "&amp;") in page
-    assert "planned" in page
+    assert ("planned" in page) == any(p.status == "planned" for p in registry.PAPERS)
     assert "&lt;b&gt;not bold&lt;/b&gt;" in page and "<b>not bold</b>" not in page  # escaped
     assert "Traceback &lt;here&gt;" in page
     assert 'href="notebooks/05_ssn_games/3_reproduce.html"' in page
     assert "1 reproduced, 1 not, 0 not checked" in page
+
+
+def test_a_paper_without_notebooks_is_listed_as_planned(tmp_path, monkeypatch):
+    monkeypatch.setattr(registry.Paper, "notebooks", lambda self: [] if self.slug == "tool_guard" else ["x"])
+    monkeypatch.setattr(registry.Paper, "has_claims", lambda self: True)
+    page = report.build(tmp_path).read_text()
+    assert "planned" in page
 
 
 def test_counts():

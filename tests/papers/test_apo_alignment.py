@@ -17,6 +17,7 @@ from icml26.papers.apo_alignment.drifting_teachers import make_world, strong_set
 from icml26.papers.apo_alignment.method import (
     ABS,
     CHECK,
+    EOS,
     PAD,
     PRES,
     Vocab,
@@ -29,7 +30,15 @@ from icml26.papers.apo_alignment.method import (
     pl_weights,
     render,
 )
-from icml26.papers.apo_alignment.training import build_data, make_model, score_decisions, sequence_logprobs
+from icml26.papers.apo_alignment.training import (
+    build_data,
+    decode,
+    make_model,
+    preference,
+    reference_logprobs,
+    score_decisions,
+    sequence_logprobs,
+)
 
 D = torch.float64
 
@@ -199,15 +208,110 @@ def test_value_errors():
         E.run(E.CONFIGS["quick"], "cpu", -1)
 
 
+def _tiny_model_and_data(k=2, n=3, cases=8):
+    vocab = Vocab(k, n)
+    data = build_data(make_world(cases, k, n, generator=torch.Generator().manual_seed(0)), vocab)
+    torch.manual_seed(0)
+    return vocab, data, make_model(vocab, d_model=16, n_layers=1, n_heads=2)
+
+
+def test_sequence_logprob_counts_exactly_the_trajectory_with_eos():
+    vocab, data, model = _tiny_model_and_data()
+    seq = data["src"].reshape(-1, data["src"].shape[-1])
+    got = sequence_logprobs(model, seq, vocab.prompt_len)
+    with torch.no_grad():
+        logp = torch.log_softmax(model(seq).float(), -1)
+    want = torch.zeros(seq.shape[0])
+    for b in range(seq.shape[0]):  # brute force: every trajectory token up to and including EOS, nothing else
+        end = int((seq[b] == EOS).nonzero()[0])
+        for t in range(vocab.prompt_len, end + 1):
+            want[b] += logp[b, t - 1, seq[b, t]]
+    assert torch.allclose(got, want, atol=1e-4)
+    # padding after EOS never changes the sum
+    padded = torch.cat([seq, torch.full((seq.shape[0], 3), PAD)], 1)[:, :vocab.context]
+    assert torch.allclose(sequence_logprobs(model, padded, vocab.prompt_len), got, atol=1e-5)
+
+
+def test_stage2_starts_at_zero_reward_and_clips():
+    vocab, data, model = _tiny_model_and_data(cases=12)
+    ref_lp = reference_logprobs(model, data, vocab.prompt_len)
+    assert ref_lp.shape == (12, 1 + 3) and ref_lp.dtype == torch.float32
+    policy = copy.deepcopy(model)
+    g = torch.Generator().manual_seed(0)
+    out = preference(policy, data, vocab.prompt_len, "apo", steps=1, lr=1e-3, batch=64, beta=0.1, generator=g,
+                     ref_lp=ref_lp)
+    # at step 0 the policy is the reference: every reward is 0 and the PL loss is log(1 + #negatives)
+    g = torch.Generator().manual_seed(0)
+    pool = torch.nonzero(data["neg_mask"].any(1)).squeeze(1)
+    idx = pool[torch.randint(0, pool.numel(), (64,), generator=g)]
+    expect = torch.log1p(data["neg_mask"][idx].sum(1).float()).mean()
+    assert abs(out["loss"][0] - float(expect)) < 1e-5
+    with pytest.raises(ValueError, match="clip"):
+        preference(copy.deepcopy(model), data, vocab.prompt_len, "apo", 1, 1e-3, 4, clip=0.0)
+    with pytest.raises(ValueError, match="ref_lp"):
+        preference(copy.deepcopy(model), data, vocab.prompt_len, "apo", 1, 1e-3, 4, ref_lp=ref_lp[:3])
+    # a huge lr with clipping moves the weights by at most lr per Adam step, as without; clipping keeps it finite
+    p2 = copy.deepcopy(model)
+    preference(p2, data, vocab.prompt_len, "pairwise", 3, 1e-2, 8, ref_lp=ref_lp, clip=1.0)
+    assert all(torch.isfinite(p).all() for p in p2.parameters())
+
+
+def test_decode_early_exit_matches_full_width():
+    vocab, data, model = _tiny_model_and_data(cases=10)
+    from icml26.papers.apo_alignment.training import sft
+
+    sft(model, data["src"].reshape(-1, data["src"].shape[-1]), vocab.prompt_len, 60, 3e-3, 16,
+        torch.Generator().manual_seed(1))
+    traj = decode(model, data["prompt"], vocab)
+    assert traj.shape == (10, vocab.traj_len)
+    # the reference: run every step without early exit
+    seq = data["prompt"]
+    with torch.no_grad():
+        model.eval()
+        done = torch.zeros(10, dtype=torch.bool)
+        for _ in range(vocab.traj_len):
+            nxt = model(seq)[:, -1].argmax(-1)
+            nxt = torch.where(done, torch.full_like(nxt, PAD), nxt)
+            done |= nxt == EOS
+            seq = torch.cat([seq, nxt[:, None]], 1)
+    assert torch.equal(traj, seq[:, vocab.prompt_len:])
+
+
+def test_same_grid_for_every_objective():
+    cfg = E.CONFIGS["standard"]
+    pref = E.grid_points(cfg, "apo")
+    assert len(pref) == len(cfg["grid"]["lr2"]) * len(cfg["grid"]["beta"])
+    for obj in ("pairwise", "dpo_random", "dpo_divergent"):
+        assert E.grid_points(cfg, obj) == pref
+    for obj in ("sft_consensus", "sft_best"):  # beta is unused by SFT: one point per lr
+        assert [lr for lr, _ in E.grid_points(cfg, obj)] == cfg["grid"]["lr2"]
+
+
 def test_experiment_tiny_runs_and_claims_read_it():
-    cfg = {**E.CONFIGS["standard"], "n_findings": 2, "n_train": 40, "n_test": 20, "steps1": 2, "steps2": 2,
-           "n_seeds": 1, "d_model": 16, "n_layers": 1, "n_heads": 2, "batch1": 8, "batch2": 4,
-           "drift_sweep": [0.0, 0.2]}
+    cfg = {**E.CONFIGS["standard"], "n_findings": 2, "n_train": 40, "n_val": 10, "n_test": 20, "steps1": 2,
+           "steps2": 2, "n_seeds": 2, "d_model": 16, "n_layers": 1, "n_heads": 2, "batch1": 8, "batch2": 4,
+           "drift_sweep": [0.0, 0.2], "sweep_steps1": 2, "hparams": None}
     r = E.run(cfg, "cpu", 0)
-    assert set(r["summary"]["methods"]) == set(cfg["objectives"])
+    assert set(r["summary"]["methods"]) == set(cfg["objectives"]) | {"apo_note"}
+    sel = r["runs"][0]["selection"]
+    assert len(sel["apo"]["val_grid"]) == 6 and len(sel["sft_best"]["val_grid"]) == 3
+    assert r["runs"][1]["selection"]["apo"]["val_grid"] is None  # tuned once, then fixed
+    assert (sel["apo"]["lr2"], sel["apo"]["beta"]) == tuple(r["hparams"]["apo"])
     assert len(r["drift_sweep"]["gap"]) == 2 and r["seconds"] > 0
     for claim in C.CLAIMS:
         if claim.id == "gain_grows_with_drift":
             assert claim.metric(r) in (0.0, 1.0)
         else:
             assert isinstance(claim.metric(r), float)
+
+
+def test_standard_selection_table_is_consistent():
+    table = E.SELECTIONS["standard"]
+    cfg = E.CONFIGS["standard"]
+    assert set(table) == set(cfg["objectives"])
+    for obj, sel in table.items():
+        # the table covers exactly the shared grid, and the chosen point is its first validation argmax
+        assert [(lr, b) for lr, b, _ in sel["val_grid"]] == E.grid_points(cfg, obj)
+        best = max(sel["val_grid"], key=lambda row: row[2])
+        assert (sel["lr2"], sel["beta"]) == (best[0], best[1])
+        assert cfg["hparams"][obj] == [sel["lr2"], sel["beta"]]

@@ -86,7 +86,9 @@ def results_table(results: dict) -> list[tuple[str, float, float, float]]:
     rows.append(("stage 1 (multi-source SFT)", avg([r["stage1"]["accuracy"] for r in runs]),
                  avg([r["stage1"]["hallucination"] for r in runs]), avg([r["stage1"]["well_formed"] for r in runs])))
     for obj in runs[0]["methods"]:
-        name = "APO (PL, all negatives)" if obj == "apo" else obj
+        cfg = results.get("config", {})
+        name = {"apo": "APO (PL, all negatives)",
+                "apo_note": f"APO, note setting (lr {cfg.get('note_lr2')}, beta {cfg.get('note_beta')})"}.get(obj, obj)
         rows.append((name, avg([r["methods"][obj]["accuracy"] for r in runs]),
                      avg([r["methods"][obj]["hallucination"] for r in runs]),
                      avg([r["methods"][obj]["well_formed"] for r in runs])))
@@ -139,4 +141,30 @@ def plot_drift_sweep(results: dict):
     ax.set_xlabel("drift magnitude d")
     ax.set_ylabel("average accuracy")
     ax.legend(fontsize=7)
+    return fig
+
+
+def plot_selection(selection: dict):
+    """Validation accuracy of every stage-2 objective over the shared (lr, beta) grid.
+
+    ``selection`` maps objective -> ``{"lr2", "beta", "val_grid": [[lr, beta, val_acc], ...]}`` (a run's
+    ``runs[0]["selection"]`` or ``experiment.SELECTIONS[scale]``); objectives without a grid are skipped.
+    """
+    if not isinstance(selection, dict) or not any(s.get("val_grid") for s in selection.values()):
+        raise ValueError("selection must map objectives to dicts with a non-empty 'val_grid'")
+    sel = selection
+    fig, ax = figure(1, width=5.5, height=3.2)
+    for obj, s in sel.items():
+        grid = s["val_grid"]
+        if not grid:
+            continue
+        for beta in sorted({b for _, b, _ in grid}):
+            pts = [(lr, acc) for lr, b, acc in grid if b == beta]
+            label = obj if obj.startswith("sft") else f"{obj}, beta {beta}"
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=label)
+    ax.set_xscale("log")
+    ax.set_xlabel("stage-2 learning rate")
+    ax.set_ylabel("validation accuracy")
+    ax.set_title("equal-effort selection (validation split only)")
+    ax.legend(fontsize=6, ncol=2)
     return fig

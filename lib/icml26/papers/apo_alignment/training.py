@@ -31,7 +31,7 @@ from icml26.papers.apo_alignment.method import (
 )
 
 __all__ = ["build_data", "make_model", "sft", "preference", "decode", "evaluate", "score_decisions",
-           "sequence_logprobs"]
+           "sequence_logprobs", "reference_logprobs"]
 
 
 def build_data(world: World, vocab: Vocab, voice: str = "source") -> dict:
@@ -124,18 +124,32 @@ def sft(model: TinyGPT, seqs: torch.Tensor, prompt_len: int, steps: int, lr: flo
     return curve
 
 
+def reference_logprobs(ref: TinyGPT, data: dict, prompt_len: int) -> torch.Tensor:
+    """Cached ``log pi_ref`` ``(C, 1 + N)`` of (t+, tau_1..tau_N) under the frozen stage-1 model (eval mode).
+
+    Computed once per stage-1 model and shared by every stage-2 objective and grid point (note §10).
+    """
+    flat = torch.cat([data["pos"][:, None], data["src"]], 1)
+    c, m, t = flat.shape
+    return sequence_logprobs(ref, flat.reshape(-1, t), prompt_len).view(c, m)
+
+
 def preference(policy: TinyGPT, data: dict, prompt_len: int, objective: str, steps: int, lr: float, batch: int,
                beta: float = 0.1, length_norm: bool = False, generator: torch.Generator | None = None,
-               ref: TinyGPT | None = None) -> dict:
+               ref: TinyGPT | None = None, ref_lp: torch.Tensor | None = None, clip: float | None = 1.0) -> dict:
     """Stage 2 (note §3.4) with ``objective`` in :data:`OBJECTIVES`; ``policy`` starts at ``pi_ref``.
 
     Only cases with at least one usable negative are sampled (the same pool for every objective).
-    Returns the loss curve and the mean PL weight of ``t+`` per step (how far the ranking is learned).
+    ``ref_lp`` (from :func:`reference_logprobs`) avoids recomputing the frozen reference; otherwise it is
+    computed from ``ref`` (default: a frozen copy of ``policy``). ``clip``: max global gradient norm
+    (``None`` = no clipping), the same for every objective. Returns the loss curve and the mean PL weight
+    of ``t+`` per step (how far the ranking is learned).
     """
     if objective not in OBJECTIVES:
         raise ValueError(f"objective must be one of {OBJECTIVES}; got {objective!r}")
     _check_steps(steps, lr, batch)
-    ref = copy.deepcopy(policy) if ref is None else ref
+    if clip is not None and not (isinstance(clip, (int, float)) and clip > 0):
+        raise ValueError(f"clip must be a positive number or None; got {clip!r}")
     pos, src, neg_mask = data["pos"], data["src"], data["neg_mask"]
     c, n, t = src.shape
     pool = torch.nonzero(neg_mask.any(1)).squeeze(1)
@@ -143,7 +157,19 @@ def preference(policy: TinyGPT, data: dict, prompt_len: int, objective: str, ste
         raise ValueError("no case has a usable negative (every source agrees with the consensus)")
     flat = torch.cat([pos[:, None], src], 1)  # (C, 1+N, T)
     ntok = target_mask(flat, prompt_len).sum(-1).float()
-    ref_lp = sequence_logprobs(ref, flat.reshape(-1, t), prompt_len).view(c, 1 + n)
+    sft_like = objective in ("sft_consensus", "sft_best")
+    if ref_lp is None and not sft_like:
+        ref_lp = reference_logprobs(copy.deepcopy(policy) if ref is None else ref, data, prompt_len)
+    if ref_lp is not None and ref_lp.shape != (c, 1 + n):
+        raise ValueError(f"ref_lp must be (C, 1 + N) = {(c, 1 + n)}; got {tuple(ref_lp.shape)}")
+
+    def update(loss):
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        if clip is not None:
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), clip)
+        opt.step()
+        curve.append(float(loss.detach()))
     if objective == "sft_best":
         from icml26.papers.apo_alignment.baselines import best_source
 
@@ -156,11 +182,7 @@ def preference(policy: TinyGPT, data: dict, prompt_len: int, objective: str, ste
         if objective in ("sft_consensus", "sft_best"):
             s = pos[idx] if objective == "sft_consensus" else src[idx, best]
             m = target_mask(s, prompt_len)[:, 1:].float()
-            loss = (token_losses(policy, s) * m).sum() / m.sum()
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            opt.step()
-            curve.append(float(loss.detach()))
+            update((token_losses(policy, s) * m).sum() / m.sum())
             continue
         seq = flat[idx].reshape(-1, t)
         lp = sequence_logprob(policy, seq, target_mask(seq, prompt_len)).view(batch, 1 + n)
@@ -174,11 +196,7 @@ def preference(policy: TinyGPT, data: dict, prompt_len: int, objective: str, ste
             rule = objective.split("_", 1)[1]
             one = single_negative_mask(mask, rule, data["divergent"][idx], generator)
             per = apo_loss(r[:, 0], r[:, 1:], one)
-        loss = per.mean()
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-        curve.append(float(loss.detach()))
+        update(per.float().mean())
         with torch.no_grad():
             w = torch.softmax(torch.cat([r[:, :1], r[:, 1:].masked_fill(~mask, float("-inf"))], 1), 1)[:, 0]
             w_pos.append(float(w.mean()))
@@ -202,8 +220,12 @@ def decode(model: TinyGPT, prompt: torch.Tensor, vocab: Vocab, greedy: bool = Tr
         nxt = torch.where(done, torch.full_like(nxt, PAD), nxt)
         done = done | (nxt == EOS)
         seq = torch.cat([seq, nxt[:, None]], 1)
+        if bool(done.all()):  # every row has ended: the rest would be PAD
+            break
     model.train(was)
-    return seq[:, prompt.shape[1]:]
+    out = seq[:, prompt.shape[1]:]
+    pad = torch.full((out.shape[0], vocab.traj_len - out.shape[1]), PAD, dtype=out.dtype, device=out.device)
+    return torch.cat([out, pad], 1)
 
 
 def score_decisions(decisions: torch.Tensor, truth: torch.Tensor, well_formed: torch.Tensor | None = None) -> dict:
