@@ -6,31 +6,14 @@ scores one trace at a time (what a per-sample script would do), and prints the r
 
 from __future__ import annotations
 
-import argparse
-import time
-
 import torch
 
+from icml26.bench import parse_args, time_call
 from icml26.papers.air_reasoning import method, tasks, training
 
 
-def _time(fn, device) -> float:
-    fn()
-    if device.type == "cuda":
-        torch.cuda.synchronize()
-    t = time.perf_counter()
-    fn()
-    if device.type == "cuda":
-        torch.cuda.synchronize()
-    return time.perf_counter() - t
-
-
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--device", default="cpu")
-    ap.add_argument("--quick", action="store_true", help="tiny sizes (< 10 s)")
-    args = ap.parse_args(argv)
-    device = torch.device(args.device)
+    args, device = parse_args(__doc__, argv)
     torch.set_num_threads(1) if device.type == "cpu" else None
     n, d = (48, 32) if args.quick else (1000, 64)
     vocab = tasks.Vocab(12)
@@ -48,7 +31,7 @@ def main(argv=None):
             out.append(method.attention_influence(model, heads, pool.idx[i: i + 1, :t], pool.step[i: i + 1, :t]))
         return out
 
-    tb, tl = _time(batched, device), _time(loop, device)
+    tb, tl = time_call(batched, 1, device), time_call(loop, 1, device)
     a = batched()["sample_ais"]
     b = torch.cat([o["sample_ais"] for o in loop()])
     print(f"AIS scoring of {n} traces on {device}: batched {tb * 1e3:.1f} ms ({n / tb:.0f} samples/s), "

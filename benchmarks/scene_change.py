@@ -6,25 +6,11 @@ batched over (query frame x candidate) versus the per-(t, candidate) Python loop
 
 from __future__ import annotations
 
-import argparse
-import time
-
 import torch
 
+from icml26.bench import parse_args, time_call
 from icml26.papers.scene_change import experiment, method, rooms
 from icml26.render import intrinsics, look_at, render
-
-
-def _time(fn, repeats: int, device) -> float:
-    fn()
-    if device.type == "cuda":
-        torch.cuda.synchronize()
-    t0 = time.perf_counter()
-    for _ in range(repeats):
-        fn()
-    if device.type == "cuda":
-        torch.cuda.synchronize()
-    return (time.perf_counter() - t0) / repeats
 
 
 def candidate_stage_batched(model, q_map, r_sel):
@@ -47,11 +33,7 @@ def candidate_stage_loop(model, q_map, r_sel):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--device", default="cpu")
-    parser.add_argument("--quick", action="store_true", help="tiny sizes (< 10 s)")
-    args = parser.parse_args(argv)
-    device = torch.device(args.device)
+    args, device = parse_args(__doc__, argv)
     torch.manual_seed(0)
     frames = 4 if args.quick else 8
     repeats = 1 if args.quick else 3
@@ -61,15 +43,15 @@ def main(argv=None):
         for size in sizes:
             q = torch.rand(1, frames, 3, size, size, device=device)
             r = torch.rand(1, frames, 3, size, size, device=device)
-            sec = _time(lambda q=q, r=r: model(q, r), repeats, device)
+            sec = time_call(lambda q=q, r=r: model(q, r), repeats, device)
             print(f"VSCDNet-mini forward {size}x{size}, T={frames}, |S|={model.cfg['s_max']}: "
                   f"{frames / sec:.1f} query frames/s")
         h = w = sizes[-1] // 4
         d = model.encoder.dim
         q_map = torch.nn.functional.normalize(torch.randn(1, frames, d, h, w, device=device), dim=2)
         r_sel = torch.nn.functional.normalize(torch.randn(1, frames, model.cfg["s_max"], d, h, w, device=device), dim=2)
-        t_b = _time(lambda: candidate_stage_batched(model, q_map, r_sel), repeats, device)
-        t_l = _time(lambda: candidate_stage_loop(model, q_map, r_sel), repeats, device)
+        t_b = time_call(lambda: candidate_stage_batched(model, q_map, r_sel), repeats, device)
+        t_l = time_call(lambda: candidate_stage_loop(model, q_map, r_sel), repeats, device)
         print(f"candidate stage (correspondence + change head, {frames}x{model.cfg['s_max']} pairs): batched "
               f"{t_b * 1e3:.1f} ms, per-candidate loop {t_l * 1e3:.1f} ms; batched vs loop: {t_l / t_b:.1f}x")
     g = torch.Generator().manual_seed(0)
@@ -78,7 +60,7 @@ def main(argv=None):
     R, t = look_at(eye.to(device), target.to(device))
     size = sizes[-1]
     K = intrinsics(size, size, 80.0, device=device)
-    sec = _time(lambda: render(scene, K, R, t, size, size), repeats, device)
+    sec = time_call(lambda: render(scene, K, R, t, size, size), repeats, device)
     print(f"renderer: {frames * size * size / sec / 1e6:.2f} M rays/s ({scene.num_primitives} primitives, "
           f"{frames} frames of {size}x{size})")
 
