@@ -54,14 +54,11 @@ def _state_budget(n, m, width, depth):
     return n_params(CHyLLpp(n, m, width, depth))
 
 
-def train_state_node(x, dt, m=None, stages=(4, 10, 20), iters=400, batch=64, lr=3e-3, width=64, depth=2,
-                     last="relu", seed=0):
-    """State-space Neural ODE with CHyLL++'s parameter count, loss L_x on rollouts, same curriculum."""
-    torch.manual_seed(seed)
-    n = x.shape[-1]
-    w_state = matched_width(_state_budget(n, 2 * n + 1 if m is None else m, width, depth), n, n, depth)
+def _fit_state_rollout(model, x, dt, stages, iters, batch, lr, seed):
+    """Train a full-state rollout model (loss L_x on normalised rollouts, CHyLL++'s curriculum); returns it and
+    the training info. The shared tail of the state-space baselines."""
     mu, sd = normaliser(x)
-    model = StateNODE(n, w_state, depth, last).to(x.device)
+    model = model.to(x.device)
     model.mu, model.sd = mu, sd
     xs = (x - mu) / sd
     mask = torch.zeros(x.shape[0], x.shape[1] - 1, dtype=torch.bool, device=x.device)
@@ -71,6 +68,15 @@ def train_state_node(x, dt, m=None, stages=(4, 10, 20), iters=400, batch=64, lr=
 
     info = train_rollout(model.parameters(), loss_fn, xs, mask, stages, iters, batch, lr, seed=seed)
     return model, info
+
+
+def train_state_node(x, dt, m=None, stages=(4, 10, 20), iters=400, batch=64, lr=3e-3, width=64, depth=2,
+                     last="relu", seed=0):
+    """State-space Neural ODE with CHyLL++'s parameter count, loss L_x on rollouts, same curriculum."""
+    torch.manual_seed(seed)
+    n = x.shape[-1]
+    w_state = matched_width(_state_budget(n, 2 * n + 1 if m is None else m, width, depth), n, n, depth)
+    return _fit_state_rollout(StateNODE(n, w_state, depth, last), x, dt, stages, iters, batch, lr, seed)
 
 
 def train_latent_ode(x, dt, **kw):
@@ -163,14 +169,4 @@ def train_event_ode(x, dt, m=None, stages=(4, 10, 20), iters=400, batch=64, lr=3
     n = x.shape[-1]
     target = _state_budget(n, 2 * n + 1 if m is None else m, width, depth)
     w_ev = min(range(4, 512), key=lambda w: abs(n_params(EventODE(n, w, depth)) - target))
-    mu, sd = normaliser(x)
-    model = EventODE(n, w_ev, depth, last).to(x.device)
-    model.mu, model.sd = mu, sd
-    xs = (x - mu) / sd
-    mask = torch.zeros(x.shape[0], x.shape[1] - 1, dtype=torch.bool, device=x.device)
-
-    def loss_fn(win, wm, step):
-        return ((model(win[:, 0], win.shape[1] - 1, dt) - win) ** 2).mean()
-
-    info = train_rollout(model.parameters(), loss_fn, xs, mask, stages, iters, batch, lr, seed=seed)
-    return model, info
+    return _fit_state_rollout(EventODE(n, w_ev, depth, last), x, dt, stages, iters, batch, lr, seed)
