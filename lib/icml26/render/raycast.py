@@ -149,15 +149,18 @@ def cast(scene: Scene, origins: torch.Tensor, directions: torch.Tensor, chunk: i
     return torch.cat(dists), torch.cat(prims)
 
 
-def _shade(scene, o, d, dist, prim, light, ambient, background):
+def _surface(scene, o, d, dist, prim):
+    """Hit points and ray-facing normals (misses get the ray origin and an arbitrary normal)."""
     hit = prim >= 0
-    safe_prim = prim.clamp_min(0)
     points = o + torch.where(hit, dist, torch.zeros_like(dist))[..., None] * d
-    normals = surface_normals(scene, safe_prim, points, d)
+    return points, surface_normals(scene, prim.clamp_min(0), points, d)
+
+
+def _shade(scene, prim, points, normals, light, ambient, background):
+    """Lambertian colour of the hits, ``background`` for misses."""
     lam = (normals * light).sum(-1).clamp_min(0.0)
-    rgb = albedo(scene, safe_prim, points) * (ambient + (1.0 - ambient) * lam)[..., None]
-    rgb = torch.where(hit[..., None], rgb, background)
-    return rgb, points, normals
+    rgb = albedo(scene, prim.clamp_min(0), points) * (ambient + (1.0 - ambient) * lam)[..., None]
+    return torch.where((prim >= 0)[..., None], rgb, background)
 
 
 def render(scene: Scene, K: torch.Tensor, rot: torch.Tensor, trans: torch.Tensor, width: int, height: int, *,
@@ -188,14 +191,16 @@ def render(scene: Scene, K: torch.Tensor, rot: torch.Tensor, trans: torch.Tensor
     o, d, cos_fwd = pixel_rays(K, rot, trans, width, height)
     o, d = o.reshape(-1, 3), d.reshape(-1, 3)
     dist, prim = cast(scene, o, d, chunk)
-    rgb, points, normals = _shade(scene, o, d, dist, prim, light_t, ambient, bg)
-    if supersample > 1:
+    points, normals = _surface(scene, o, d, dist, prim)
+    if supersample > 1:  # colour only from the sub-pixel rays; the pixel-centre pass gives the geometry buffers
         so, sd, _ = pixel_rays(K, rot, trans, width, height, supersample)
         so, sd = so.reshape(-1, 3), sd.reshape(-1, 3)
         sdist, sprim = cast(scene, so, sd, chunk)
-        srgb, _, _ = _shade(scene, so, sd, sdist, sprim, light_t, ambient, bg)
+        srgb = _shade(scene, sprim, *_surface(scene, so, sd, sdist, sprim), light_t, ambient, bg)
         srgb = srgb.reshape(b, height * supersample, width * supersample, 3).permute(0, 3, 1, 2)
         rgb = F.avg_pool2d(srgb, supersample).permute(0, 2, 3, 1)
+    else:
+        rgb = _shade(scene, prim, points, normals, light_t, ambient, bg)
     rgb = rgb.reshape(b, height, width, 3)
     prim = prim.reshape(b, height, width)
     hit = prim >= 0
