@@ -93,9 +93,8 @@ class SentenceEncoder:
         self.device = torch.device(device)
         cfg = json.loads((path / "config.json").read_text())
         self.tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
-        self.tokenizer.no_padding()
+        self.tokenizer.enable_padding(pad_id=int(cfg.get("pad_token_id", 0)))  # to the longest text of each batch
         self.tokenizer.enable_truncation(max_length=max_tokens)
-        self.pad_id = int(cfg.get("pad_token_id", 0))
         self.model = _Bert(cfg, load_file(str(path / "model.safetensors"))).to(self.device).eval()
         self.dim = int(cfg["hidden_size"])
         self.cache: dict[str, torch.Tensor] = {}
@@ -116,13 +115,8 @@ class SentenceEncoder:
     @torch.no_grad()
     def _embed(self, texts: list[str]) -> torch.Tensor:
         encs = self.tokenizer.encode_batch(texts)
-        t = max(len(e.ids) for e in encs)
-        ids = torch.full((len(encs), t), self.pad_id, dtype=torch.long)
-        mask = torch.zeros(len(encs), t, dtype=torch.long)
-        for i, e in enumerate(encs):
-            ids[i, :len(e.ids)] = torch.tensor(e.ids)
-            mask[i, :len(e.ids)] = 1
-        ids, mask = ids.to(self.device), mask.to(self.device)
+        ids = torch.tensor([e.ids for e in encs], dtype=torch.long, device=self.device)
+        mask = torch.tensor([e.attention_mask for e in encs], dtype=torch.long, device=self.device)
         h = self.model(ids, mask)
         m = mask.unsqueeze(-1).to(h.dtype)
         pooled = (h * m).sum(1) / m.sum(1).clamp_min(1e-9)
