@@ -14,10 +14,10 @@ JOBS   ?= 2
 PAPER  ?= data_mixing
 
 # Tests run like CI: one torch thread per worker, no CUDA, no display, headless widget checks.
-TESTENV := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 CUDA_VISIBLE_DEVICES= MPLBACKEND=Agg \
+TESTENV := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 ICML26_THREADS=1 CUDA_VISIBLE_DEVICES= MPLBACKEND=Agg \
            PLOTLY_RENDERER=plotly_mimetype ICML26_HEADLESS=1 PYTHONHASHSEED=0
 
-.PHONY: reproduce test lint unit notebooks ui lab explore report bench list clean
+.PHONY: reproduce seeds standard test lint unit notebooks ui lab explore report bench list clean
 
 $(STAMP): requirements/ci.lock pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -27,6 +27,16 @@ $(STAMP): requirements/ci.lock pyproject.toml
 
 reproduce: $(STAMP)
 	$(PY) -m icml26 reproduce --papers "$(PAPERS)" --scale "$(SCALE)" --seed "$(SEED)" --device "$(DEVICE)" --jobs "$(JOBS)"
+
+# The five-seed quick evidence every claim checked at quick needs (not part of CI; a test checks it is recorded).
+seeds: $(STAMP)
+	$(PY) -m icml26 sweep --papers "$(PAPERS)" --scale quick --seeds 0,1,2,3,4 --jobs "$(JOBS)" \
+	    --device cpu --record results/quick.jsonl
+
+# The standard-scale verdicts over the evaluation seeds 0, 1, 2 (minutes per paper and seed on 2 cores).
+standard: $(STAMP)
+	$(PY) -m icml26 sweep --papers "$(PAPERS)" --scale standard --seeds 0,1,2 --jobs "$(JOBS)" \
+	    --device cpu --record results/standard.jsonl
 
 test: lint unit notebooks ui
 

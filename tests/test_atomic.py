@@ -25,3 +25,10 @@ def test_read_json_defaults_on_missing_or_corrupt(tmp_path):
     assert atomic.read_json(tmp_path / "none.json", default=[]) == []
     (tmp_path / "bad.json").write_text("{not json")
     assert atomic.read_json(tmp_path / "bad.json", default="d") == "d"
+
+
+def test_nan_is_written_as_null_for_strict_readers(tmp_path):
+    import json
+
+    target = atomic.write_json(tmp_path / "n.json", {"x": float("nan"), "y": [1.0, float("inf")]})
+    assert json.loads(target.read_text()) == {"x": None, "y": [1.0, None]}

@@ -1,18 +1,20 @@
-"""Command line: ``python -m icml26 list | run SLUG | reproduce | report | readme | tidy | explore SLUG | bench``.
+"""Command line: ``python -m icml26 list | run SLUG | sweep | reproduce | report | readme | tidy | explore | bench``.
 
-``run`` executes a paper's experiment and checks its claims without Jupyter (how a bare GPU machine
-runs ``--scale full``); ``reproduce`` executes notebooks through papermill and writes the scoreboard.
-Bad input (an unknown slug, scale or device; ``full`` without CUDA) stops at once with a message.
+``run`` executes a paper's experiment over one or more seeds and checks its claims without Jupyter (how
+a bare GPU machine runs ``--scale full``); ``sweep`` does the same for several papers, on a local process
+pool or a Dask cluster; ``reproduce`` executes notebooks through papermill and writes the scoreboard.
+Bad input (an unknown slug, scale, device or seed; ``full`` without CUDA; a record file that cannot be
+written) stops at once with a message, before any work starts.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
-import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 
 from icml26 import registry
@@ -58,38 +60,154 @@ def _check_full(scale: str, device: str, allow_cpu: bool) -> None:
 
 
 def cmd_list(args) -> int:
-    print(f"{'#':>2}  {'slug':20s} {'status':8s} title")
-    for p in registry.PAPERS:
-        print(f"{p.number:02d}  {p.slug:20s} {p.status:8s} {p.title}")
+    from icml26 import report
+
+    rows = report.paper_rows()
+    print(f"{'#':>2}  {'slug':20s} {'status':8s} {'claims':>6s} {'checks':>6s}  {'standard (recorded)':34s} title")
+    for p, row in zip(registry.PAPERS, rows):
+        print(f"{p.number:02d}  {p.slug:20s} {p.status:8s} {row['n_claims']:>6} {row['n_checks']:>6}  "
+              f"{row['standard']:34s} {p.title}")
+    print("claims: the paper's falsifiable claims (only these count as reproduced); checks: identities, exactness "
+          "tests and guards, run but not counted. " + report.LEGEND)
     return 0
 
 
-def cmd_run(args) -> int:
-    from icml26.claims import append_records, evaluate, failures, table
+def _seeds(value: str) -> list[int]:
+    try:
+        seeds = [int(s) for s in value.split(",") if s.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"seeds must be comma-separated non-negative integers; got {value!r}") \
+            from None
+    if not seeds or any(s < 0 for s in seeds) or len(set(seeds)) != len(seeds):
+        raise argparse.ArgumentTypeError(f"seeds must be distinct non-negative integers; got {value!r}")
+    return seeds
 
-    paper = _papers(args.slug)[0]
+
+def _seed(value: str) -> int:
+    seeds = _seeds(value)
+    if len(seeds) != 1:
+        raise argparse.ArgumentTypeError(f"--seed takes one seed; use --seeds for several; got {value!r}")
+    return seeds[0]
+
+
+def _check_record_path(path: str | None, seeds: list[int]) -> None:
+    """A record file must be writable (checked before the experiment) and hold evaluation seeds only."""
+    from icml26.claims import DEV_SEED_START
+
+    if not path:
+        return
+    dev = [s for s in seeds if s >= DEV_SEED_START]
+    if dev:
+        raise UsageError(f"seeds {dev} are development seeds (>= {DEV_SEED_START}), used to tune, never recorded; "
+                         "drop --record or use evaluation seeds 0, 1, 2, ...")
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        os.makedirs(folder, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".icml26-write-test-"):
+            pass
+    except OSError as exc:
+        raise UsageError(f"cannot write the record file {path!r}: {exc.strerror or exc}") from None
+
+
+def _built(paper: registry.Paper) -> registry.Paper:
     if not paper.has_claims():
         raise UsageError(f"paper {paper.slug!r} is planned and not built yet; built papers: "
                          f"{', '.join(p.slug for p in registry.PAPERS if p.has_claims()) or 'none'}")
+    return paper
+
+
+def _validate_device(device: str) -> None:
     try:
-        rt = setup(args.scale, args.seed, args.device, allow_cpu=args.allow_cpu)
+        choose_device(device)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _report_records(records: list[dict], args) -> list[str]:
+    from icml26.claims import dumps, failures, replace_records, table
+
+    print("\n".join(dumps(r) for r in records) if args.json else table(records), flush=True)
+    if args.record:
+        replace_records(args.record, records)
+    return failures(records)
+
+
+def _sweep(tasks, args):
+    from icml26 import sweep
+
+    try:
+        if getattr(args, "cluster", None):
+            return sweep.run_dask(tasks, args.cluster)
+        return sweep.run_local(tasks, jobs=args.jobs)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _finish(result, records_by_paper: dict, args) -> int:
+    problems = []
+    for paper, records in records_by_paper.items():
+        seeds = sorted({s for r in records for s in r["seeds"]})
+        print(f"== {paper} ({args.scale}, seeds {','.join(map(str, seeds))})", file=sys.stderr)
+        problems += _report_records(records, args)
+    for o in result.failed():
+        print(f"[icml26] {o.task.name} failed:\n{o.error}", file=sys.stderr)
+    for problem in problems:
+        print(f"[icml26] claim failed: {problem}", file=sys.stderr)
+    if result.interrupted:
+        done = sum(o.ok for o in result.outcomes)
+        print(f"[icml26] interrupted: {done} finished task(s) kept and reported", file=sys.stderr)
+        return 130
+    return 1 if problems or result.failed() else 0
+
+
+def cmd_run(args) -> int:
+    from icml26.claims import EVAL_SEEDS, evaluate
+    from icml26.sweep import SweepResult, Task
+
+    paper = _built(_papers(args.slug)[0])
+    seeds = args.seeds or ([args.seed] if args.seed is not None else list(EVAL_SEEDS[args.scale]))
+    _check_full(args.scale, args.device, args.allow_cpu)
+    _validate_device(args.device)
+    _check_record_path(args.record, seeds)
+    if len(seeds) > 1:
+        print(f"[icml26] {paper.slug}: scale={args.scale} seeds={','.join(map(str, seeds))} jobs={args.jobs}",
+              file=sys.stderr)
+        tasks = [Task(paper.slug, args.scale, s, args.device, args.allow_cpu) for s in seeds]
+        result = _sweep(tasks, args)
+        return _finish(result, result.records(), args)
+    try:
+        rt = setup(args.scale, seeds[0], args.device, allow_cpu=args.allow_cpu)
     except (ScaleError, ValueError) as exc:
         raise UsageError(str(exc)) from None
     experiment = importlib.import_module(f"{paper.module}.experiment")
     claims = importlib.import_module(f"{paper.module}.claims")
-    print(f"[icml26] {paper.slug}: scale={rt.scale} seed={rt.seed} device={rt.device}", file=sys.stderr)
+    print(f"[icml26] {paper.slug}: scale={rt.scale} seed={rt.seed} device={rt.device} threads={rt.threads}",
+          file=sys.stderr)
     start = time.perf_counter()
     results = experiment.run(experiment.CONFIGS[rt.scale], device=rt.device, seed=rt.seed)
     seconds = time.perf_counter() - start
     records = evaluate(claims.CLAIMS, results, rt, paper=paper.slug, seconds=seconds)
-    if args.record:
-        append_records(args.record, records)
-    print("\n".join(json.dumps(r, sort_keys=True) for r in records) if args.json else table(records))
-    problems = failures(records, claims.CLAIMS)
     print(f"[icml26] {paper.slug}: experiment took {seconds:.1f} s", file=sys.stderr)
-    for problem in problems:
-        print(f"[icml26] claim failed: {problem}", file=sys.stderr)
-    return 1 if problems else 0
+    return _finish(SweepResult(), {paper.slug: records}, args)
+
+
+def cmd_sweep(args) -> int:
+    from icml26.claims import EVAL_SEEDS
+    from icml26.sweep import Task
+
+    papers = [_built(p) for p in _papers(args.papers)] if args.papers else \
+        [p for p in registry.PAPERS if p.has_claims()]
+    seeds = args.seeds or list(EVAL_SEEDS[args.scale])
+    _check_full(args.scale, args.device, args.allow_cpu)
+    if not args.cluster:
+        _validate_device(args.device)
+    _check_record_path(args.record, seeds)
+    tasks = [Task(p.slug, args.scale, s, args.device, args.allow_cpu) for p in papers for s in seeds]
+    where = args.cluster or f"{args.jobs} local worker(s)"
+    print(f"[icml26] sweep: {len(papers)} paper(s) x {len(seeds)} seed(s) at {args.scale} on {where}",
+          file=sys.stderr)
+    result = _sweep(tasks, args)
+    return _finish(result, result.records(), args)
 
 
 def cmd_reproduce(args) -> int:
@@ -97,31 +215,46 @@ def cmd_reproduce(args) -> int:
 
     papers = _papers(args.papers)
     _check_full(args.scale, args.device, args.allow_cpu)
+    _validate_device(args.device)
     items = runner.targets(papers, include_start=not args.papers)
     if not items:
         raise UsageError("no notebooks to run for the chosen papers (they are planned, not built yet)")
     env = {"ICML26_ALLOW_CPU_FULL": "1"} if args.allow_cpu else {}
     env.setdefault("PLOTLY_RENDERER", os.environ.get("PLOTLY_RENDERER", "plotly_mimetype+notebook_connected"))
-    runs = runner.run_notebooks(items, args.out, scale=args.scale, seed=args.seed, device=args.device,
-                                jobs=args.jobs, timeout=args.timeout, html=not args.no_html, env=env)
+    interrupted = False
+    try:
+        runs = runner.run_notebooks(items, args.out, scale=args.scale, seed=args.seed, device=args.device,
+                                    jobs=args.jobs, timeout=args.timeout, html=not args.no_html, env=env)
+    except runner.RunInterrupted as exc:
+        runs, interrupted = exc.runs, True
     runner.save_runs(runs, args.out)
     index = report.build(args.out, runs)
     print(runner.summary(runs))
     print(f"scoreboard: {index}")
+    if interrupted:
+        print(f"interrupted: the {len(runs)} notebook(s) that finished are saved and reported; "
+              f"{len(items) - len(runs)} did not run", file=sys.stderr)
+        return 130
     return 0 if all(r.ok for r in runs) else 1
 
 
 def cmd_report(args) -> int:
     from icml26 import report
 
-    print(report.build(args.out))
+    try:
+        print(report.build(args.out))
+    except ValueError as exc:  # a corrupt runs.json or records file: say which, leave the old scoreboard
+        raise UsageError(str(exc)) from None
     return 0
 
 
 def cmd_readme(args) -> int:
     from icml26 import report
 
-    changed = report.update_readme()
+    try:
+        changed = report.update_readme()
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     print("README.md paper table " + ("updated" if changed else "already up to date"))
     return 0
 
@@ -170,23 +303,42 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="the papers and their status").set_defaults(func=cmd_list)
 
-    def common(p, default_device="auto"):
+    def common(p, default_device="auto", one_seed=False):
         p.add_argument("--scale", type=_scale, default="quick", help="quick | standard | full")
-        p.add_argument("--seed", type=int, default=0)
+        if one_seed:
+            p.add_argument("--seed", type=_seed, default=0, help="the seed (a non-negative integer)")
+        else:
+            seeds = p.add_mutually_exclusive_group()
+            seeds.add_argument("--seeds", type=_seeds, default=None,
+                               help="comma-separated seeds (default: the scale's evaluation seeds: "
+                                    "quick 0, standard and full 0,1,2)")
+            seeds.add_argument("--seed", type=_seed, default=None, help="one seed (same as --seeds N)")
         p.add_argument("--device", type=_device, default=default_device, help="auto | cpu | cuda | mps")
         p.add_argument("--allow-cpu", action="store_true", help="allow --scale full without a GPU")
+        p.add_argument("--jobs", type=int, default=2, help="worker processes (seeds or notebooks at a time)")
 
-    run = sub.add_parser("run", help="run one paper's experiment and check its claims (no Jupyter)")
+    def outputs(p):
+        p.add_argument("--json", action="store_true", help="print the claim records as JSON lines")
+        p.add_argument("--record", help="write the claim records into this JSON-lines file, replacing that "
+                                        "paper's earlier records at this scale (e.g. results/standard.jsonl)")
+
+    run = sub.add_parser("run", help="run one paper's experiment over seeds and check its claims (no Jupyter)")
     run.add_argument("slug")
     common(run)
-    run.add_argument("--json", action="store_true", help="print the claim records as JSON lines")
-    run.add_argument("--record", help="append the claim records to this JSON-lines file")
+    outputs(run)
     run.set_defaults(func=cmd_run)
+
+    swp = sub.add_parser("sweep", help="run papers x seeds on local workers or a Dask cluster")
+    swp.add_argument("--papers", default="", help="comma-separated slugs (default: all built papers)")
+    common(swp)
+    outputs(swp)
+    swp.add_argument("--cluster", default=None, metavar="tcp://HOST:PORT",
+                     help="a dask.distributed scheduler to send the tasks to (pip install 'icml26[cluster]')")
+    swp.set_defaults(func=cmd_sweep)
 
     rep = sub.add_parser("reproduce", help="execute notebooks and write the scoreboard")
     rep.add_argument("--papers", default="", help="comma-separated slugs (default: all built papers)")
-    common(rep)
-    rep.add_argument("--jobs", type=int, default=2)
+    common(rep, one_seed=True)
     rep.add_argument("--timeout", type=float, default=1800, help="seconds per notebook")
     rep.add_argument("--out", default="build")
     rep.add_argument("--no-html", action="store_true")

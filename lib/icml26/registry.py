@@ -11,6 +11,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
+RESULTS = ROOT / "results"
+"""The recorded multi-seed evidence: ``results/<scale>.jsonl``."""
 PACKAGES = Path(__file__).resolve().parent / "papers"
 
 

@@ -1,23 +1,29 @@
-"""The scoreboard: ``build/index.html``, paper by paper and claim by claim.
+"""The scoreboard (``build/index.html`` plus a page per paper) and the README's paper table.
 
-It reads only the claim records (the JSON-lines format of :mod:`icml26.claims`) and the notebook
-runs the runner saved; papers without notebooks are listed as planned. HTML is escaped everywhere
-and the page is written atomically.
+Both read only claim records (the JSON-lines format of :mod:`icml26.claims`): the recorded multi-seed
+evidence in ``results/<scale>.jsonl``, and the records of the notebooks a ``reproduce`` run executed.
+Paper claims are counted by verdict; sanity checks are shown apart and never counted. Every page is
+self-contained (inline CSS and SVG figures, nothing loaded from a network), escaped, and written
+atomically. A corrupt records or runs file is reported by name and line, never read as empty.
 """
 
 from __future__ import annotations
 
 import html
+import importlib
 import os
 import time
 from pathlib import Path
 
-from icml26 import __version__, atomic, registry
-from icml26.claims import LABELS, _fmt
+from icml26 import __version__, atomic, claim_view, registry
+from icml26.claims import latest, load_records
 
-COLOURS = {"pass": "#1b7f3b", "miss": "#b3261e", "expected_miss": "#b3261e", "not_checked": "#6b6b6b",
-           "ok": "#1b7f3b", "error": "#b3261e", "claim_miss": "#b3261e", "no_claims": "#b3261e",
-           "timeout": "#b3261e", "planned": "#6b6b6b", "built": "#1f5fa8"}
+SCALE_NAMES = ("quick", "standard", "full")
+SYMBOLS = {"reproduced": "✓", "mixed": "◐", "not_reproduced": "✗", "premise_not_met": "∅", "not_checked": "–"}
+LEGEND = ("✓ reproduced on every seed · ◐ mixed (held on some seeds) · ✗ not reproduced · ∅ premise not met · "
+          "– not checked at that scale")
+RUN_COLOURS = {"ok": "#1b7f3b", "error": "#b3261e", "claim_miss": "#b3261e", "no_claims": "#b3261e",
+               "timeout": "#b3261e", "planned": "#6b6b6b", "built": "#1f5fa8"}
 
 CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:1200px;color:#222;
@@ -26,157 +32,93 @@ table{border-collapse:collapse;width:100%;margin:.5rem 0 1.5rem}th,td{border-bot
 text-align:left;vertical-align:top;font-size:.9rem}th{background:#f4f4f4}.tag{font-weight:600}
 pre{background:#fbf3f2;padding:.5rem;overflow-x:auto;font-size:.8rem;max-height:24rem}
 h2{margin-top:2.2rem;border-bottom:2px solid #1f5fa8;padding-bottom:.2rem}.muted{color:#6b6b6b}
+.cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(270px,1fr));gap:.8rem}
+.card{border:1px solid #ddd;border-radius:6px;padding:.6rem .8rem;background:#fff}
+.card h3{font-size:.95rem;margin:.1rem 0 .4rem}.card .counts{font-size:1.05rem;margin:.2rem 0}
+.bar{display:flex;height:8px;border-radius:4px;overflow:hidden;background:#eee;margin:.3rem 0}
+details{margin:.4rem 0}
 """
 
 
-def _tag(outcome: str, text: str | None = None) -> str:
-    colour = COLOURS.get(outcome, "#222")
-    return f'<span class="tag" style="color:{colour}">{html.escape(text or outcome)}</span>'
-
-
-def claims_table_html(records: list[dict], links: dict | None = None) -> str:
-    """An HTML table of claim records (used in notebooks and on the scoreboard)."""
-    rows = []
-    for r in records:
-        why = f'<div class="muted">{html.escape(r["expected_miss"])}</div>' if r.get("expected_miss") else ""
-        link = (links or {}).get(r.get("_notebook"))
-        nb = f'<a href="{html.escape(link)}">notebook</a>' if link else ""
-        rows.append(
-            "<tr>"
-            f"<td><b>{html.escape(r['claim'])}</b><br>{html.escape(r['statement'])}</td>"
-            f"<td>{html.escape(r.get('paper_value') or '-')}"
-            f"<div class='muted'>{html.escape(r.get('source') or '')}</div></td>"
-            f"<td>{html.escape(_fmt(r['measured']))}</td>"
-            f"<td>{html.escape(r['op'])} {html.escape(_fmt(r['threshold']))}</td>"
-            f"<td>{_tag(r['outcome'], LABELS.get(r['outcome'], r['outcome']))}{why}</td>"
-            f"<td>{html.escape(r['scale'])} / seed {r['seed']} / {html.escape(str(r.get('device', '')))}</td>"
-            f"<td>{r.get('seconds', 0):.1f}</td><td>{nb}</td></tr>")
-    head = ("<tr><th>claim</th><th>paper's figure</th><th>measured</th><th>threshold</th><th>outcome</th>"
-            "<th>scale / seed / device</th><th>seconds</th><th></th></tr>")
-    return f"<table>{head}{''.join(rows)}</table>"
-
-
-def _html_link(run) -> str | None:
-    """The executed notebook's HTML, relative to the build folder (as the runner lays it out)."""
-    if not run.html:
-        return None
-    rel = Path(os.path.relpath(run.notebook, "notebooks")).with_suffix(".html")
-    return f"notebooks/{rel.as_posix()}"
-
-
-def _runs_table(runs) -> str:
-    rows = []
-    for r in runs:
-        href = _html_link(r)
-        link = f'<a href="{html.escape(href)}">HTML</a>' if href else ""
-        err = f"<details><summary>traceback</summary><pre>{html.escape(r.error)}</pre></details>" if r.error else ""
-        rows.append(f"<tr><td>{html.escape(r.notebook)}</td><td>{_tag(r.status)}{err}</td>"
-                    f"<td>{r.seconds:.1f}</td><td>{html.escape(r.scale)} / seed {r.seed}</td><td>{link}</td></tr>")
-    head = "<tr><th>notebook</th><th>status</th><th>seconds</th><th>scale / seed</th><th>executed</th></tr>"
-    return f"<table>{head}{''.join(rows)}</table>"
+def _tag(status: str, text: str | None = None) -> str:
+    colour = RUN_COLOURS.get(status, claim_view.COLOURS.get(status, "#222"))
+    return f'<span class="tag" style="color:{colour}">{html.escape(text or status)}</span>'
 
 
 def paper_counts(records: list[dict]) -> dict:
-    """How many claims passed, missed (including expected misses) and were not checked."""
-    return {
-        "pass": sum(r["outcome"] == "pass" for r in records),
-        "miss": sum(r["outcome"] in ("miss", "expected_miss") for r in records),
-        "not_checked": sum(r["outcome"] == "not_checked" for r in records),
-    }
+    """Verdict counts of the paper claims among ``records``, and the sanity checks apart."""
+    return claim_view.counts(records)
 
 
-def _runs_body(pruns) -> tuple[list[dict], str]:
-    """The claim records of some runs and their HTML: the claims table, then the notebooks table."""
-    records = [{**rec, "_notebook": r.notebook} for r in pruns for rec in r.records]
-    claims = claims_table_html(records, {r.notebook: _html_link(r) for r in pruns}) if records else \
-        "<p class='muted'>no claims recorded</p>"
-    return records, claims + _runs_table(pruns)
-
-
-def render(runs) -> str:
-    """The whole scoreboard page as an HTML string."""
-    by_paper: dict[str, list] = {}
-    for r in runs:
-        by_paper.setdefault(r.paper, []).append(r)
-    overview, sections = [], []
-    start = by_paper.get("start_here", [])
-    if start:
-        sections.append(f"<h2>00 · Start here</h2>{_runs_body(start)[1]}")
-    for p in registry.PAPERS:
-        pruns = by_paper.get(p.slug, [])
-        records, runs_html = _runs_body(pruns)
-        counts = paper_counts(records)
-        status = p.status
-        arxiv = f'<a href="{p.url}">arXiv {p.arxiv}</a>' if p.url else '<span class="muted">no arXiv id</span>'
-        score = (f"{counts['pass']} reproduced, {counts['miss']} not, {counts['not_checked']} not checked"
-                 if records else ("not run" if status == "built" else "planned"))
-        overview.append(f"<tr><td>{p.number:02d}</td><td><a href='#{p.slug}'>{html.escape(p.title)}</a></td>"
-                        f"<td>{_tag(status)}</td><td>{html.escape(score)}</td></tr>")
-        body = f"<p>{arxiv} · status {_tag(status)}</p>"
-        if pruns:
-            body += runs_html
-        elif status == "planned":
-            body += "<p class='muted'>Planned: not built yet.</p>"
-        else:
-            body += "<p class='muted'>Built, not run in this reproduction (see PAPERS=...).</p>"
-        sections.append(f"<h2 id='{p.slug}'>{p.number:02d} · {html.escape(p.title)}</h2>{body}")
-    for name in sorted(set(by_paper) - set(registry.SLUGS) - {"start_here"}):
-        sections.append(f"<h2>Other notebooks · {html.escape(name)}</h2>{_runs_body(by_paper[name])[1]}")
-    failed = sum(not r.ok for r in runs)
-    stamp = time.strftime("%Y-%m-%d %H:%M:%S %Z")
-    return (
-        "<!doctype html><html><head><meta charset='utf-8'><title>icml26 scoreboard</title>"
-        f"<style>{CSS}</style></head><body><h1>icml26 companion · scoreboard</h1>"
-        f"<p class='muted'>version {__version__} · built {html.escape(stamp)} · {len(runs)} notebooks run, "
-        f"{failed} failed</p>"
-        "<table><tr><th>#</th><th>paper</th><th>status</th><th>claims</th></tr>"
-        f"{''.join(overview)}</table>{''.join(sections)}</body></html>"
-    )
-
-
-def build(out_dir: str | os.PathLike = "build", runs=None) -> Path:
-    """Write ``<out_dir>/index.html`` from ``runs`` (default: the runs saved in ``out_dir``)."""
-    from icml26.runner import load_runs
-
-    out_dir = Path(out_dir)
-    if runs is None:
-        runs = load_runs(out_dir)
-    return atomic.write_text(out_dir / "index.html", render(runs))
-
-
-RESULTS_DIR = registry.ROOT / "results"
-README = registry.ROOT / "README.md"
-MARKERS = ("<!-- papers:start -->", "<!-- papers:end -->")
-
-
-def _scale_score(records: list[dict], slug: str, scale: str) -> str:
-    """``passed/checked`` for a paper at a scale, from its latest record of each claim."""
-    latest = {r["claim"]: r for r in records if r.get("paper") == slug and r.get("scale") == scale}
-    checked = [r for r in latest.values() if r["outcome"] != "not_checked"]
-    if not checked:
+def score_cell(records: list[dict]) -> str:
+    """A compact verdict count (``3 ✓ · 1 ◐ · 1 ✗``) of the paper claims; ``-`` when nothing is recorded."""
+    claims, _ = claim_view.split(records)
+    if not claims:
         return "-"
-    return f"{sum(r['outcome'] == 'pass' for r in checked)}/{len(checked)}"
+    counts = claim_view.counts(records)
+    return " · ".join(f"{counts[v]} {SYMBOLS[v]}" for v in SYMBOLS if counts[v])
 
 
-def papers_table(results_dir: str | os.PathLike = RESULTS_DIR) -> str:
-    """The README's Markdown paper table: number, title, slug, status, claims, quick and standard scores."""
-    import importlib
+def recorded(results_dir: str | os.PathLike | None = None) -> dict[str, list[dict]]:
+    """The latest record of every claim, per scale, from ``results/<scale>.jsonl`` (strictly read)."""
+    folder = Path(results_dir) if results_dir is not None else registry.RESULTS
+    return {s: list(latest(load_records(folder / f"{s}.jsonl", strict=True)).values()) for s in SCALE_NAMES}
 
-    from icml26.claims import load_records
 
-    results = {s: load_records(Path(results_dir) / f"{s}.jsonl") for s in ("quick", "standard", "full")}
-    lines = ["| # | paper | slug | status | claims | quick | standard | full (GPU) |",
-             "|---|---|---|---|---|---|---|---|"]
+def _claims_of(paper: registry.Paper):
+    if not paper.has_claims():
+        return []
+    return importlib.import_module(f"{paper.module}.claims").CLAIMS
+
+
+def paper_rows(results_dir: str | os.PathLike | None = None) -> list[dict]:
+    """Per paper: claim and check counts and the recorded verdict counts at each scale."""
+    rec = recorded(results_dir)
+    rows = []
     for p in registry.PAPERS:
-        n_claims = len(importlib.import_module(f"{p.module}.claims").CLAIMS) if p.has_claims() else "-"
+        claims = _claims_of(p)
+        row = {"paper": p, "n_claims": sum(c.kind == "paper" for c in claims),
+               "n_checks": sum(c.kind == "check" for c in claims)}
+        for scale in SCALE_NAMES:
+            records = [r for r in rec[scale] if r["paper"] == p.slug]
+            seeds = sorted({s for r in records for s in r.get("seeds") or []})
+            cell = score_cell(records)
+            if cell != "-" and seeds:
+                cell += f" (seeds {_seed_span(seeds)})"
+            row[scale] = cell
+            row[f"{scale}_records"] = records
+        checks = next((row[f"{s}_records"] for s in ("standard", "quick") if row[f"{s}_records"]), [])
+        counts = claim_view.counts(checks)
+        row["checks"] = f"{counts['checks_ok']}/{counts['checks']}" if counts["checks"] else "-"
+        rows.append(row)
+    return rows
+
+
+def _seed_span(seeds: list[int]) -> str:
+    if len(seeds) > 2 and seeds == list(range(seeds[0], seeds[-1] + 1)):
+        return f"{seeds[0]}-{seeds[-1]}"
+    return ",".join(map(str, seeds))
+
+
+def papers_table(results_dir: str | os.PathLike | None = None) -> str:
+    """The README's Markdown paper table, generated from the records (paper claims only; checks apart)."""
+    lines = ["| # | paper | slug | claims | quick | standard | full (GPU) | checks ok |",
+             "|---|---|---|---|---|---|---|---|"]
+    for row in paper_rows(results_dir):
+        p = row["paper"]
         title = f"[{p.title}]({p.url})" if p.url else p.title
-        scores = [_scale_score(results[s], p.slug, s) for s in ("quick", "standard", "full")]
-        cells = [f"{p.number:02d}", title, f"`{p.slug}`", p.status, str(n_claims), *scores]
+        n = str(row["n_claims"]) if p.has_claims() else "-"
+        cells = [f"{p.number:02d}", title, f"`{p.slug}`", n, row["quick"], row["standard"], row["full"],
+                 row["checks"]]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
-def update_readme(path: str | os.PathLike = README, results_dir: str | os.PathLike = RESULTS_DIR) -> bool:
+README = registry.ROOT / "README.md"
+MARKERS = ("<!-- papers:start -->", "<!-- papers:end -->")
+
+
+def update_readme(path: str | os.PathLike = README, results_dir: str | os.PathLike | None = None) -> bool:
     """Rewrite the paper table between the README's markers; return whether it changed."""
     path = Path(path)
     text = path.read_text(encoding="utf-8")
@@ -189,3 +131,122 @@ def update_readme(path: str | os.PathLike = README, results_dir: str | os.PathLi
     if new != text:
         atomic.write_text(path, new)
     return new != text
+
+
+def _html_link(run, prefix: str = "") -> str | None:
+    """The executed notebook's HTML, relative to the build folder (as the runner lays it out)."""
+    if not run.html:
+        return None
+    rel = Path(os.path.relpath(run.notebook, "notebooks")).with_suffix(".html")
+    return f"{prefix}notebooks/{rel.as_posix()}"
+
+
+def _runs_table(runs, prefix: str = "") -> str:
+    rows = []
+    for r in runs:
+        href = _html_link(r, prefix)
+        link = f'<a href="{html.escape(href)}">HTML</a>' if href else ""
+        err = f"<details><summary>traceback</summary><pre>{html.escape(r.error)}</pre></details>" if r.error else ""
+        rows.append(f"<tr><td>{html.escape(r.notebook)}</td><td>{_tag(r.status)}{err}</td>"
+                    f"<td>{r.seconds:.1f}</td><td>{html.escape(r.scale)} / seed {r.seed}</td><td>{link}</td></tr>")
+    head = "<tr><th>notebook</th><th>status</th><th>seconds</th><th>scale / seed</th><th>executed</th></tr>"
+    return f"<table>{head}{''.join(rows)}</table>"
+
+
+def _bar(records: list[dict]) -> str:
+    counts = claim_view.counts(records)
+    total = sum(counts[v] for v in claim_view.LABELS)
+    if not total:
+        return ""
+    parts = "".join(f"<span title='{counts[v]} {html.escape(v)}' style='width:{100 * counts[v] / total:.1f}%;"
+                    f"background:{claim_view.COLOURS[v]}'></span>" for v in claim_view.LABELS if counts[v])
+    return f"<div class='bar'>{parts}</div>"
+
+
+def _card(row: dict, pruns: list, page: str) -> str:
+    p = row["paper"]
+    this = [rec for r in pruns for rec in r.records]
+    lines = []
+    for scale in SCALE_NAMES:
+        if row[scale] != "-":
+            lines.append(f"<div class='counts'><span class='muted'>{scale} (recorded):</span> "
+                         f"{html.escape(row[scale])}</div>{_bar(row[f'{scale}_records'])}")
+    if pruns:
+        seconds = sum(r.seconds for r in pruns)
+        bad = sum(not r.ok for r in pruns)
+        status = "ok" if not bad else "error"
+        lines.append(f"<div class='muted'>this run: {_tag(status, f'{len(pruns) - bad}/{len(pruns)} notebooks ok')}"
+                     f" · {html.escape(score_cell(this))} · {seconds:.0f} s</div>")
+    lines.append(f"<div class='muted'>{row['n_claims']} paper claims · {row['n_checks']} sanity checks "
+                 f"(ok {html.escape(row['checks'])})</div>")
+    return (f"<div class='card'><h3>{p.number:02d} · <a href='{html.escape(page)}'>{html.escape(p.title)}</a></h3>"
+            f"{''.join(lines)}</div>")
+
+
+def _paper_page(row: dict, pruns: list) -> str:
+    p = row["paper"]
+    arxiv = f'<a href="{p.url}">arXiv {p.arxiv}</a>' if p.url else '<span class="muted">no arXiv id</span>'
+    body = [f"<p><a href='../index.html'>← scoreboard</a> · {arxiv} · {_tag(p.status)}</p>"]
+    for scale in SCALE_NAMES:
+        records = row[f"{scale}_records"]
+        if records:
+            body.append(f"<h2>Recorded evidence at {scale}</h2><p class='muted'>{html.escape(LEGEND)}</p>"
+                        + claim_view.html_table(records))
+    if pruns:
+        records = [{**rec, "_notebook": r.notebook} for r in pruns for rec in r.records]
+        links = {r.notebook: _html_link(r, "../") for r in pruns}
+        body.append("<h2>This run</h2>" + (claim_view.html_table(records, links) if records else
+                                            "<p class='muted'>no claims recorded</p>") + _runs_table(pruns, "../"))
+    if len(body) == 1:
+        body.append("<p class='muted'>Nothing recorded or run yet.</p>")
+    return _page(f"{p.number:02d} · {p.title}", "".join(body))
+
+
+def _page(title: str, body: str) -> str:
+    stamp = time.strftime("%Y-%m-%d %H:%M:%S %Z")
+    return ("<!doctype html><html><head><meta charset='utf-8'>"
+            f"<title>{html.escape(title)}</title><style>{CSS}</style></head><body>"
+            f"<h1>{html.escape(title)}</h1><p class='muted'>icml26 {__version__} · built {html.escape(stamp)}</p>"
+            f"{body}</body></html>")
+
+
+def render(runs, results_dir: str | os.PathLike | None = None) -> dict[str, str]:
+    """The scoreboard's pages as ``{relative path: HTML}``: ``index.html`` and ``papers/<slug>.html``."""
+    by_paper: dict[str, list] = {}
+    for r in runs:
+        by_paper.setdefault(r.paper, []).append(r)
+    rows = paper_rows(results_dir)
+    pages, cards, quiet = {}, [], []
+    for row in rows:
+        p, pruns = row["paper"], by_paper.get(row["paper"].slug, [])
+        page = f"papers/{p.slug}.html"
+        pages[page] = _paper_page(row, pruns)
+        has_any = pruns or any(row[s] != "-" for s in SCALE_NAMES)
+        (cards if has_any else quiet).append(_card(row, pruns, page))
+    extra = []
+    start = by_paper.get("start_here", [])
+    if start:
+        extra.append(f"<h2>00 · Start here</h2>{_runs_table(start)}")
+    for name in sorted(set(by_paper) - set(registry.SLUGS) - {"start_here"}):
+        extra.append(f"<h2>Other notebooks · {html.escape(name)}</h2>{_runs_table(by_paper[name])}")
+    failed = sum(not r.ok for r in runs)
+    intro = (f"<p class='muted'>{len(runs)} notebooks run in this build, {failed} failed. Each card counts the "
+             "paper's own claims by verdict over the recorded evaluation seeds; sanity checks are counted apart. "
+             f"{html.escape(LEGEND)}</p>")
+    quiet_html = (f"<details><summary>{len(quiet)} papers with nothing recorded or run</summary>"
+                  f"<div class='cards'>{''.join(quiet)}</div></details>") if quiet else ""
+    pages["index.html"] = _page("icml26 companion · scoreboard",
+                                f"{intro}<div class='cards'>{''.join(cards)}</div>{quiet_html}{''.join(extra)}")
+    return pages
+
+
+def build(out_dir: str | os.PathLike = "build", runs=None, results_dir: str | os.PathLike | None = None) -> Path:
+    """Write the scoreboard into ``out_dir`` from ``runs`` (default: the runs saved there); return index.html."""
+    from icml26.runner import load_runs
+
+    out_dir = Path(out_dir)
+    if runs is None:
+        runs = load_runs(out_dir)
+    for rel, text in render(runs, results_dir).items():
+        atomic.write_text(out_dir / rel, text)
+    return out_dir / "index.html"

@@ -8,7 +8,7 @@ its kernel; a notebook that raises is reported with its traceback; the other not
 A notebook's status is one of:
 
 * ``ok``: ran to the end and, if it declares claims (calls ``verify``), recorded them;
-* ``claim_miss``: at least one claim missed its threshold;
+* ``claim_miss``: a check missed, or a paper claim missed where it has no ``why`` (an unexplained miss);
 * ``no_claims``: declares claims but recorded none (a silent no-op is a failure);
 * ``error``: raised an exception (the traceback is kept);
 * ``timeout``: ran past its time limit and was killed.
@@ -23,12 +23,13 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
-from concurrent.futures import ThreadPoolExecutor, as_completed
+import uuid
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from icml26 import atomic, registry
+from icml26 import atomic, claim_view, registry
 from icml26.claims import load_records
 from icml26.runtime import check_scale
 
@@ -39,6 +40,8 @@ KERNEL_START_RETRIES = 1
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
 """Kernels draw with Jupyter's inline backend even when the caller set ``MPLBACKEND=Agg``, so figures are kept."""
+TOKEN_VAR = "ICML26_RUN_TOKEN"
+"""Set in each notebook worker's environment and inherited by its kernel, so that both can be found and stopped."""
 HEADLESS_ENV = {
     "ICML26_HEADLESS": "1",
     "MPLBACKEND": INLINE_BACKEND,
@@ -92,52 +95,108 @@ def _out_name(path: Path) -> Path:
         return Path(path.parent.name) / path.stem
 
 
-def execute_one(path: Path, out_dir: Path, parameters: dict, timeout: float, html: bool = True,
-                env: dict | None = None) -> NotebookRun:
-    """Execute one notebook in a fresh worker process; never raises for a failing notebook."""
+@dataclass
+class _Job:
+    """A notebook worker in flight: its process, where it writes, and the token its kernel inherits."""
+
+    path: Path
+    stem: Path
+    proc: subprocess.Popen
+    token: str
+    started: float
+    timeout: float
+    scale: str
+    seed: int
+
+
+def _start(path: Path, out_dir: Path, parameters: dict, timeout: float, html: bool = True,
+           env: dict | None = None, jobs: int = 1) -> _Job:
+    """Start one notebook's worker process (its own process group; its kernel carries a token)."""
     path = Path(path).resolve()
     stem = Path(out_dir).resolve() / "notebooks" / _out_name(path)  # absolute: notebooks run in their own folder
     stem.parent.mkdir(parents=True, exist_ok=True)
-    results = stem.with_suffix(".claims.jsonl")
-    status_file = stem.with_suffix(".status.json")
-    for stale in (results, status_file):
+    for stale in (stem.with_suffix(".claims.jsonl"), stem.with_suffix(".status.json")):
         stale.unlink(missing_ok=True)
-    params = {**parameters, "RESULTS": str(results)}
+    params = {**parameters, "RESULTS": str(stem.with_suffix(".claims.jsonl"))}
     cmd = [sys.executable, "-m", "icml26.runner", "--execute", str(path), str(stem), json.dumps(params),
            "--timeout", str(timeout)] + ([] if html else ["--no-html"])
-    child_env = {**os.environ, **HEADLESS_ENV, **(env or {})}
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, env=child_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            start_new_session=True, text=True)
+    token = uuid.uuid4().hex
+    child_env = {**os.environ, **HEADLESS_ENV, "ICML26_JOBS": str(jobs), **(env or {}), TOKEN_VAR: token}
+    child_env.pop("ICML26_THREADS", None)
+    log = open(stem.with_suffix(".log"), "w", encoding="utf-8")  # a file, not a pipe: a pipe can fill and block
     try:
-        log, _ = proc.communicate(timeout=timeout + 30)
-        timed_out = False
-    except subprocess.TimeoutExpired:
-        _kill_group(proc)
-        log, _ = proc.communicate()
-        timed_out = True
-    seconds = time.perf_counter() - start
-    run = NotebookRun(paper="", notebook=str(path), seconds=round(seconds, 2),
-                      scale=parameters.get("SCALE", "quick"), seed=parameters.get("SEED", 0))
-    run.records = load_records(results)
-    state = atomic.read_json(status_file, default=None)
+        proc = subprocess.Popen(cmd, env=child_env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    finally:
+        log.close()
+    return _Job(path, stem, proc, token, time.perf_counter(), timeout, parameters.get("SCALE", "quick"),
+                parameters.get("SEED", 0))
+
+
+def _stop(job: _Job) -> None:
+    """Kill a worker's process group and every process that carries its token (the kernel has its own group)."""
+    try:
+        os.killpg(job.proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    kill_tagged(job.token)
+    job.proc.wait()
+
+
+def kill_tagged(token: str) -> int:
+    """SIGKILL every process whose environment holds ``ICML26_RUN_TOKEN=token`` (Linux ``/proc``); return the count."""
+    needle = f"{TOKEN_VAR}={token}".encode()
+    killed = 0
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            if needle in (entry / "environ").read_bytes().split(b"\0"):
+                os.kill(int(entry.name), signal.SIGKILL)
+                killed += 1
+        except (OSError, ValueError):
+            continue
+    return killed
+
+
+def _collect(job: _Job, timed_out: bool) -> NotebookRun:
+    """The outcome of a finished (or killed) worker."""
+    seconds = time.perf_counter() - job.started
+    log = job.stem.with_suffix(".log")
+    text = log.read_text(encoding="utf-8", errors="replace") if log.exists() else ""
+    log.unlink(missing_ok=True)
+    run = NotebookRun(paper="", notebook=str(job.path), seconds=round(seconds, 2), scale=job.scale, seed=job.seed)
+    run.records = load_records(job.stem.with_suffix(".claims.jsonl"))
+    state = atomic.read_json(job.stem.with_suffix(".status.json"), default=None)
     if timed_out:
-        run.status, run.error = "timeout", f"killed after {timeout:.0f} s\n{_tail(log)}"
+        run.status, run.error = "timeout", f"killed after {job.timeout:.0f} s\n{_tail(text)}"
     elif state is None:
-        run.status, run.error = "error", f"the worker died without a status (exit {proc.returncode})\n{_tail(log)}"
+        run.status, run.error = "error", f"the worker died without a status (exit {job.proc.returncode})\n{_tail(text)}"
     else:
         run.error = state.get("error", "")
         run.html = state.get("html")
-        run.status = classify(state.get("raised", False), run.records, declares_claims(path),
+        run.status = classify(state.get("raised", False), run.records, declares_claims(job.path),
                               state.get("timeout", False))
     return run
+
+
+def execute_one(path: Path, out_dir: Path, parameters: dict, timeout: float, html: bool = True,
+                env: dict | None = None) -> NotebookRun:
+    """Execute one notebook in a fresh worker process; never raises for a failing notebook."""
+    job = _start(path, out_dir, parameters, timeout, html, env)
+    try:
+        job.proc.wait(timeout=timeout + 30)
+        timed_out = False
+    except subprocess.TimeoutExpired:
+        timed_out = True
+    finally:
+        if job.proc.poll() is None or timed_out:
+            _stop(job)
+    return _collect(job, timed_out)
 
 
 def classify(raised: bool, records: list[dict], declared: bool, timed_out: bool = False) -> str:
     """A notebook's status from whether it raised, what it recorded and whether it declares claims."""
     if timed_out:
         return "timeout"
-    if any(r.get("outcome") == "miss" for r in records):
+    if any(r.get("unexplained") for r in records):
         return "claim_miss"
     if raised:
         return "error"
@@ -146,21 +205,30 @@ def classify(raised: bool, records: list[dict], declared: bool, timed_out: bool 
     return "ok"
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-
-
 def _tail(text: str | None, n: int = 60) -> str:
     return "\n".join(ANSI.sub("", text or "").splitlines()[-n:])
+
+
+class RunInterrupted(Exception):
+    """Ctrl-C or SIGTERM stopped a run of notebooks; ``runs`` holds those that had finished."""
+
+    def __init__(self, runs: list[NotebookRun]):
+        super().__init__(f"interrupted after {len(runs)} finished notebook(s)")
+        self.runs = runs
+
+
+def _terminate(signum, frame):
+    raise KeyboardInterrupt(f"signal {signum}")
 
 
 def run_notebooks(items: list[tuple[str, Path]], out_dir: str | os.PathLike, scale: str = "quick", seed: int = 0,
                   device: str = "auto", jobs: int = 2, timeout: float = 600, html: bool = True,
                   progress: bool = True, env: dict | None = None) -> list[NotebookRun]:
-    """Execute ``items`` (``(paper, path)`` pairs) with ``jobs`` workers; return runs in input order."""
+    """Execute ``items`` (``(paper, path)`` pairs) with ``jobs`` workers; return runs in input order.
+
+    Ctrl-C or SIGTERM cancels the queue, kills the running workers and their kernels, and raises
+    :class:`RunInterrupted` holding the runs that finished (the caller saves and reports them).
+    """
     check_scale(scale)
     if jobs < 1:
         raise ValueError(f"jobs must be >= 1; got {jobs}")
@@ -169,27 +237,52 @@ def run_notebooks(items: list[tuple[str, Path]], out_dir: str | os.PathLike, sca
     out_dir = Path(out_dir)
     params = {"SCALE": scale, "SEED": seed, "DEVICE": device}
     runs: list[NotebookRun | None] = [None] * len(items)
+    pending = list(range(len(items)))
+    running: dict[int, _Job] = {}
     bar = None
     if progress:
         from tqdm.auto import tqdm
 
         bar = tqdm(total=len(items), desc=f"notebooks ({scale})", unit="nb", file=sys.stderr)
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = {pool.submit(execute_one, path, out_dir, params, timeout, html, env): i
-                   for i, (_, path) in enumerate(items)}
-        for fut in as_completed(futures):
-            i = futures[fut]
-            run = fut.result()
-            run.paper = items[i][0]
-            run.notebook = str(Path(items[i][1]).resolve().relative_to(registry.ROOT)) \
-                if Path(items[i][1]).resolve().is_relative_to(registry.ROOT) else str(items[i][1])
-            runs[i] = run
-            if bar is not None:
-                bar.set_postfix_str(f"{Path(run.notebook).name}: {run.status}")
-                bar.update(1)
-    if bar is not None:
-        bar.close()
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _terminate) if main else None
+    try:
+        while pending or running:
+            while pending and len(running) < jobs:
+                i = pending.pop(0)
+                running[i] = _start(items[i][1], out_dir, params, timeout, html, env, jobs=min(jobs, len(items)))
+                if bar is not None:
+                    bar.set_postfix_str(f"running {Path(items[i][1]).name}")
+            time.sleep(0.1)
+            for i, job in list(running.items()):
+                late = time.perf_counter() - job.started > timeout + 30
+                if job.proc.poll() is None and not late:
+                    continue
+                if late:
+                    _stop(job)
+                del running[i]
+                run = _collect(job, late)
+                run.paper = items[i][0]
+                run.notebook = _display_path(items[i][1])
+                runs[i] = run
+                if bar is not None:
+                    bar.set_postfix_str(f"{Path(run.notebook).name}: {run.status}")
+                    bar.update(1)
+    except KeyboardInterrupt:
+        for job in running.values():
+            _stop(job)
+        raise RunInterrupted([r for r in runs if r is not None]) from None
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+        if bar is not None:
+            bar.close()
     return [r for r in runs if r is not None]
+
+
+def _display_path(path) -> str:
+    path = Path(path).resolve()
+    return str(path.relative_to(registry.ROOT)) if path.is_relative_to(registry.ROOT) else str(path)
 
 
 def save_runs(runs: list[NotebookRun], out_dir: str | os.PathLike) -> Path:
@@ -201,8 +294,16 @@ def save_runs(runs: list[NotebookRun], out_dir: str | os.PathLike) -> Path:
 
 
 def load_runs(out_dir: str | os.PathLike) -> list[NotebookRun]:
-    """Read ``runs.json`` back (an absent or unreadable file gives ``[]``)."""
-    data = atomic.read_json(Path(out_dir) / "runs.json", default=[])
+    """Read ``runs.json`` back; an absent file gives ``[]``, a corrupt one raises ``ValueError`` naming it."""
+    path = Path(out_dir) / "runs.json"
+    if not path.exists():
+        return []
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path} is corrupt ({exc}); re-run `make reproduce` to rebuild it") from None
+    if not isinstance(data, list):
+        raise ValueError(f"{path} must hold a list of notebook runs; got {type(data).__name__}")
     fields = set(NotebookRun.__dataclass_fields__)
     return [NotebookRun(**{k: v for k, v in d.items() if k in fields}) for d in data if isinstance(d, dict)]
 
@@ -222,9 +323,11 @@ def summary(runs: list[NotebookRun]) -> str:
 def _count(records: list[dict]) -> str:
     if not records:
         return "-"
-    keys = ("pass", "miss", "expected_miss", "not_checked")
-    return ", ".join(f"{sum(r['outcome'] == k for r in records)} {k}" for k in keys
-                     if any(r["outcome"] == k for r in records))
+    from icml26.report import score_cell
+
+    counts = claim_view.counts(records)
+    checks = f"; checks {counts['checks_ok']}/{counts['checks']}" if counts["checks"] else ""
+    return score_cell(records) + checks
 
 
 def _worker(nb_path: str, stem: str, params: dict, timeout: float, html: bool) -> int:
@@ -233,10 +336,12 @@ def _worker(nb_path: str, stem: str, params: dict, timeout: float, html: bool) -
 
     stem = Path(stem)
     out_ipynb = stem.with_suffix(".ipynb")
+    partial = stem.with_name(f".{stem.name}.partial.ipynb")  # papermill saves as it goes: rename when whole
     state = {"raised": False, "error": "", "html": None}
+    previous = signal.signal(signal.SIGTERM, _terminate)  # a polite stop lets papermill shut its kernel down
     for attempt in range(1 + KERNEL_START_RETRIES):
         try:
-            pm.execute_notebook(nb_path, str(out_ipynb), parameters=params, kernel_name="python3",
+            pm.execute_notebook(nb_path, str(partial), parameters=params, kernel_name="python3",
                                 cwd=str(Path(nb_path).parent), execution_timeout=int(timeout),
                                 progress_bar=False, log_output=False)
         except pm.PapermillExecutionError as exc:
@@ -250,9 +355,12 @@ def _worker(nb_path: str, stem: str, params: dict, timeout: float, html: bool) -
             state["timeout"] = "Timeout" in type(exc).__name__ or "timed out" in message
             state["error"] = f"{type(exc).__name__}: {message}"
         break
+    if partial.exists():
+        os.replace(partial, out_ipynb)
     if html and out_ipynb.exists():
         state["html"] = _to_html(out_ipynb)
     atomic.write_json(stem.with_suffix(".status.json"), state)
+    signal.signal(signal.SIGTERM, previous)
     return 0
 
 

@@ -1,8 +1,10 @@
 """Run-time set-up shared by every notebook and experiment: scale, seed and device.
 
 ``setup(scale, seed, device)`` is the second cell of every notebook. It validates its arguments,
-seeds ``random``, ``numpy`` and ``torch``, and picks a device (cuda > mps > cpu for ``"auto"``)
-without touching CUDA when no CUDA is present. ``Runtime.pick`` chooses a value by scale.
+seeds ``random``, ``numpy`` and ``torch``, picks a device (cuda > mps > cpu for ``"auto"``)
+without touching CUDA when no CUDA is present, and pins torch's thread count to the cores this
+process may use divided by the jobs running beside it (:func:`default_threads`), so that two
+parallel runs on two cores do not fight over four threads. ``Runtime.pick`` chooses a value by scale.
 """
 
 from __future__ import annotations
@@ -68,14 +70,74 @@ def choose_device(device: str = "auto") -> torch.device:
     return torch.device(device)
 
 
+def available_cores() -> int:
+    """Cores this process may use: its CPU affinity, capped by a cgroup (v2 or v1) CPU quota."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    quota = None
+    try:
+        text = open("/sys/fs/cgroup/cpu.max", encoding="ascii").read().split()
+        if text and text[0] != "max":
+            quota = int(text[0]) / int(text[1])
+    except (OSError, ValueError, IndexError):
+        try:
+            q = int(open("/sys/fs/cgroup/cpu/cpu.cfs_quota_us", encoding="ascii").read())
+            period = int(open("/sys/fs/cgroup/cpu/cpu.cfs_period_us", encoding="ascii").read())
+            quota = q / period if q > 0 else None
+        except (OSError, ValueError, ZeroDivisionError):
+            quota = None
+    if quota is not None:
+        cores = min(cores, max(1, int(quota)))
+    return max(1, cores)
+
+
+def default_threads() -> int:
+    """Torch threads for this process: ``ICML26_THREADS`` (or ``OMP_NUM_THREADS``) if set, else the
+    available cores divided by ``ICML26_JOBS``, the number of runs sharing them (default 1)."""
+    for name in ("ICML26_THREADS", "OMP_NUM_THREADS"):
+        explicit = os.environ.get(name)
+        if not explicit:
+            continue
+        try:
+            value = int(explicit)
+        except ValueError:
+            value = 0
+        if value < 1:
+            raise ValueError(f"{name} must be a positive integer; got {explicit!r}")
+        return value
+    try:
+        jobs = max(1, int(os.environ.get("ICML26_JOBS", "1")))
+    except ValueError:
+        raise ValueError(f"ICML26_JOBS must be a positive integer; got {os.environ['ICML26_JOBS']!r}") from None
+    return max(1, available_cores() // jobs)
+
+
+def set_threads(threads: int | None = None) -> int:
+    """Pin torch's intra-op threads (``None``: :func:`default_threads`); return the number set."""
+    if threads is None:
+        threads = default_threads()
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise ValueError(f"threads must be a positive integer; got {threads!r}")
+    if torch.get_num_threads() != threads:
+        torch.set_num_threads(threads)
+    return threads
+
+
 @dataclass(frozen=True)
 class Runtime:
-    """What a notebook or experiment runs with: the scale, the seed and the device."""
+    """What a notebook or experiment runs with: the scale, the seed, the device and torch's threads."""
 
     scale: str
     seed: int
     device: torch.device
-    started: float = field(default_factory=time.perf_counter, compare=False)
+    started: float = field(default_factory=time.perf_counter, compare=False, repr=False)
+    threads: int | None = None
+
+    def __repr__(self) -> str:
+        threads = f", threads={self.threads}" if self.threads else ""
+        return f"Runtime(scale={self.scale!r}, seed={self.seed}, device={self.device.type!r}{threads})"
 
     def pick(self, quick, standard, full=None):
         """Return the value for this run's scale (``full`` falls back to ``standard`` when omitted)."""
@@ -92,8 +154,9 @@ class Runtime:
         return g
 
 
-def setup(scale: str = "quick", seed: int = 0, device: str = "auto", allow_cpu: bool = False) -> Runtime:
-    """Validate the run's parameters, seed every generator and choose the device.
+def setup(scale: str = "quick", seed: int = 0, device: str = "auto", allow_cpu: bool = False,
+          threads: int | None = None) -> Runtime:
+    """Validate the run's parameters, seed every generator, choose the device and pin the threads.
 
     ``scale="full"`` is meant for a GPU: without CUDA it raises :class:`ScaleError` at once, unless
     ``allow_cpu=True`` (or the environment variable ``ICML26_ALLOW_CPU_FULL=1``) forces it.
@@ -108,4 +171,4 @@ def setup(scale: str = "quick", seed: int = 0, device: str = "auto", allow_cpu: 
             f"(device={dev.type}). Use scale 'standard' on a CPU, or force it with allow_cpu=True "
             "(--allow-cpu on the command line, ICML26_ALLOW_CPU_FULL=1 for notebooks)."
         )
-    return Runtime(scale=scale, seed=int(seed), device=dev)
+    return Runtime(scale=scale, seed=int(seed), device=dev, threads=set_threads(threads))

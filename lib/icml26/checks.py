@@ -1,0 +1,218 @@
+"""Input validation at the boundary of public functions: one place, one style of message.
+
+Each helper checks one argument and raises ``ValueError`` (or ``TypeError`` for a value of the wrong
+type) whose message names the argument and says what was expected, e.g.::
+
+    steps must be a positive integer; got 0
+    x must hold only finite numbers; got 3 NaN and 0 infinite entries (shape (4, 5))
+
+Validate once where a value enters (a public function, a config), then trust it inside hot loops.
+Every helper returns the value it checked, so ``n = checks.positive_int("n", n)`` reads naturally.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+
+import numpy as np
+import torch
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _is_real(value) -> bool:
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+
+
+def positive_int(name: str, value) -> int:
+    """An integer >= 1 (sizes, counts, steps)."""
+    if not _is_int(value) or value < 1:
+        raise ValueError(f"{name} must be a positive integer; got {value!r}")
+    return int(value)
+
+
+def nonnegative_int(name: str, value) -> int:
+    """An integer >= 0 (offsets, optional counts, seeds)."""
+    if not _is_int(value) or value < 0:
+        raise ValueError(f"{name} must be a non-negative integer; got {value!r}")
+    return int(value)
+
+
+def seed(name: str, value) -> int:
+    """A seed: a non-negative integer (not a bool, not a float)."""
+    return nonnegative_int(name, value)
+
+
+def finite_number(name: str, value) -> float:
+    """A real number that is neither NaN nor infinite."""
+    if not _is_real(value) or not math.isfinite(float(value)):
+        raise ValueError(f"{name} must be a finite number; got {value!r}")
+    return float(value)
+
+
+def positive_number(name: str, value) -> float:
+    """A finite real number > 0 (rates, scales, tolerances)."""
+    if not _is_real(value) or not math.isfinite(float(value)) or value <= 0:
+        raise ValueError(f"{name} must be a finite positive number; got {value!r}")
+    return float(value)
+
+
+def nonnegative_number(name: str, value) -> float:
+    """A finite real number >= 0 (weights, noise levels)."""
+    if not _is_real(value) or not math.isfinite(float(value)) or value < 0:
+        raise ValueError(f"{name} must be a finite non-negative number; got {value!r}")
+    return float(value)
+
+
+def in_range(name: str, value, low: float, high: float, low_open: bool = False, high_open: bool = False) -> float:
+    """A finite number within ``[low, high]`` (an end is excluded when ``*_open``)."""
+    value = finite_number(name, value)
+    below = value <= low if low_open else value < low
+    above = value >= high if high_open else value > high
+    if below or above:
+        lo, hi = "(" if low_open else "[", ")" if high_open else "]"
+        raise ValueError(f"{name} must lie in {lo}{low:g}, {high:g}{hi}; got {value!r}")
+    return value
+
+
+def probability(name: str, value) -> float:
+    """A number in [0, 1]."""
+    return in_range(name, value, 0.0, 1.0)
+
+
+def one_of(name: str, value, choices: Iterable) -> object:
+    """One of ``choices`` (compared with ``==``)."""
+    choices = list(choices)
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r}")
+    return value
+
+
+def device(name: str, value) -> torch.device:
+    """A ``torch.device`` or a device string that names an available device."""
+    from icml26.runtime import choose_device
+
+    if isinstance(value, torch.device):
+        return value
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a torch.device or a device string such as 'cpu'; got {value!r}")
+    try:
+        return choose_device(value)
+    except ValueError as exc:
+        raise ValueError(f"{name}: {exc}") from None
+
+
+def _shape_text(shape) -> str:
+    return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def tensor(name: str, value, ndim: int | Sequence[int] | None = None, shape: Sequence[int | None] | None = None,
+           finite: bool = True, nonempty: bool = True, dtype_kind: str | None = None) -> torch.Tensor:
+    """A torch tensor with the given number of dimensions or shape (``None`` entries are free),
+    finite entries, at least one element, and optionally a dtype kind (``"float"``, ``"int"``, ``"bool"``)."""
+    if not isinstance(value, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor; got {type(value).__name__}")
+    _check_array(name, value, tuple(value.shape), ndim, shape, nonempty)
+    if dtype_kind is not None:
+        kind = "float" if value.is_floating_point() else "bool" if value.dtype == torch.bool else \
+            "complex" if value.is_complex() else "int"
+        if kind != dtype_kind:
+            raise ValueError(f"{name} must hold {dtype_kind} values; got dtype {value.dtype}")
+    if finite and (value.is_floating_point() or value.is_complex()):
+        bad = ~torch.isfinite(value)
+        if bool(bad.any()):
+            n_nan = int(torch.isnan(value).sum())
+            raise ValueError(f"{name} must hold only finite numbers; got {n_nan} NaN and "
+                             f"{int(bad.sum()) - n_nan} infinite entries (shape {_shape_text(value.shape)})")
+    return value
+
+
+def array(name: str, value, ndim: int | Sequence[int] | None = None, shape: Sequence[int | None] | None = None,
+          finite: bool = True, nonempty: bool = True) -> np.ndarray:
+    """A NumPy array (anything ``np.asarray`` accepts) checked like :func:`tensor`; returns the array."""
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be array-like; got {type(value).__name__} ({exc})") from None
+    if arr.dtype == object:
+        raise TypeError(f"{name} must be a numeric array; got objects of type {type(value).__name__}")
+    _check_array(name, arr, arr.shape, ndim, shape, nonempty)
+    if finite and np.issubdtype(arr.dtype, np.inexact):
+        bad = ~np.isfinite(arr)
+        if bad.any():
+            n_nan = int(np.isnan(arr).sum())
+            raise ValueError(f"{name} must hold only finite numbers; got {n_nan} NaN and "
+                             f"{int(bad.sum()) - n_nan} infinite entries (shape {_shape_text(arr.shape)})")
+    return arr
+
+
+def _check_array(name, value, shape, ndim, want, nonempty) -> None:
+    if ndim is not None:
+        allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
+        if len(shape) not in allowed:
+            text = " or ".join(map(str, allowed))
+            raise ValueError(f"{name} must have {text} dimension(s); got shape {_shape_text(shape)}")
+    if want is not None:
+        if len(shape) != len(want) or any(w is not None and w != s for w, s in zip(want, shape)):
+            expected = _shape_text(["*" if w is None else w for w in want])
+            raise ValueError(f"{name} must have shape {expected}; got {_shape_text(shape)}")
+    if nonempty and int(np.prod(shape)) == 0:
+        raise ValueError(f"{name} must not be empty; got shape {_shape_text(shape)}")
+
+
+def probability_vector(name: str, value, dim: int = -1, atol: float = 1e-6) -> torch.Tensor:
+    """A tensor of non-negative entries summing to one along ``dim`` (within ``atol``)."""
+    value = tensor(name, torch.as_tensor(value) if not isinstance(value, torch.Tensor) else value)
+    if not value.is_floating_point():
+        value = value.double()
+    if bool((value < 0).any()):
+        raise ValueError(f"{name} must be non-negative (a probability vector); got a minimum of {value.min().item():g}")
+    total = value.sum(dim)
+    if not bool(torch.allclose(total, torch.ones_like(total), atol=atol, rtol=0)):
+        worst = (total - 1).abs().max().item()
+        raise ValueError(f"{name} must sum to 1 along dim {dim}; off by up to {worst:.3g}")
+    return value
+
+
+def same_length(names: Sequence[str], values: Sequence[Sequence]) -> int:
+    """Several sequences of one length; returns it."""
+    lengths = [len(v) for v in values]
+    if len(set(lengths)) > 1:
+        pairs = ", ".join(f"{n} has {n_}" for n, n_ in zip(names, lengths))
+        raise ValueError(f"{' and '.join(names)} must have the same length; {pairs}")
+    return lengths[0] if lengths else 0
+
+
+def config(name: str, value, required: Iterable[str] = (), allowed: Iterable[str] | None = None) -> Mapping:
+    """A mapping with every ``required`` key and (when ``allowed`` is given) no unknown key."""
+    if not isinstance(value, Mapping):
+        raise TypeError(f"{name} must be a mapping of settings; got {type(value).__name__}")
+    missing = [k for k in required if k not in value]
+    if missing:
+        raise ValueError(f"{name} lacks the key(s) {', '.join(map(repr, missing))}")
+    if allowed is not None:
+        unknown = sorted(set(value) - set(allowed) - set(required))
+        if unknown:
+            raise ValueError(f"{name} has unknown key(s) {', '.join(map(repr, unknown))}; "
+                             f"allowed: {', '.join(sorted(set(allowed) | set(required)))}")
+    return value
+
+
+class IterationCapReached(RuntimeWarning):
+    """A loop that waits for a tolerance stopped at its iteration cap without reaching it."""
+
+
+def reachable_tolerance(name: str, tol: float, dtype: torch.dtype, factor: float = 10.0) -> float:
+    """A tolerance the dtype can resolve: at least ``factor`` times its machine epsilon.
+
+    A float32 solve asked for 1e-12 would spin until its iteration cap; this says so at once.
+    """
+    tol = positive_number(name, tol)
+    eps = torch.finfo(dtype).eps
+    if tol < factor * eps:
+        raise ValueError(f"{name}={tol:g} cannot be reached in {dtype} (machine epsilon {eps:.2g}); "
+                         f"use a tolerance >= {factor * eps:.2g} or float64 inputs")
+    return tol

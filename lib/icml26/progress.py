@@ -1,0 +1,47 @@
+"""Progress for long experiments: named stages and step bars with an ETA (``tqdm.auto``).
+
+In a notebook the bars are widgets, in a terminal they go to stderr, and in a process whose stderr is
+not a terminal (a sweep worker, CI) they stay quiet. ``ICML26_PROGRESS=0`` turns them off, ``=1`` on.
+
+    for stage in progress.stages(["train OTP-FM", "train OT-CFM", "evaluate"], desc="otp_fm"):
+        ...
+    for step in progress.steps(range(n_steps), desc="OTP-FM training"):
+        ...
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterable, Iterator
+
+
+def _disable() -> bool | None:
+    flag = os.environ.get("ICML26_PROGRESS")
+    if flag == "0":
+        return True
+    if flag == "1":
+        return False
+    return None  # tqdm's own rule: quiet where stderr is not a terminal (notebooks always show)
+
+
+def steps(iterable: Iterable, desc: str, total: int | None = None, leave: bool = False) -> Iterator:
+    """Iterate with a bar (steps per second and an ETA) named ``desc``."""
+    from tqdm.auto import tqdm
+
+    return iter(tqdm(iterable, desc=desc, total=total, leave=leave, disable=_disable(), file=sys.stderr,
+                     mininterval=0.5))
+
+
+def stages(names: list[str], desc: str) -> Iterator[str]:
+    """Yield each stage name in turn, showing which stage runs and an ETA over the stages."""
+    from tqdm.auto import tqdm
+
+    bar = tqdm(total=len(names), desc=desc, unit="stage", disable=_disable(), file=sys.stderr, leave=False)
+    try:
+        for name in names:
+            bar.set_postfix_str(name)
+            yield name
+            bar.update(1)
+    finally:
+        bar.close()

@@ -1,0 +1,79 @@
+"""Every public function of lib/icml26 rejects bad input with a clear error naming the argument.
+
+The probe tables live in ``tests/inputs/<name>.py``: each defines ``PROBES`` (a valid call per public
+function, from which :mod:`tests.inputs.harness` derives the bad ones) and ``EXEMPT`` (a public function
+that takes no input worth probing, with the reason). A public function in neither fails
+:func:`test_every_public_function_is_probed_or_exempt`, so new functions stay honest.
+"""
+
+import importlib
+import importlib.util
+import inspect
+import pkgutil
+import sys
+from pathlib import Path
+
+import pytest
+
+import icml26
+
+INPUTS = Path(__file__).with_name("inputs")
+NOT_IN_SCOPE = ("icml26.cli", "icml26.__main__")
+"""The command line is tested through its own arguments (tests/test_cli.py)."""
+
+
+sys.path.insert(0, str(INPUTS))  # the tables import the harness as `from harness import Probe`
+
+
+def _load(path: Path):
+    spec = importlib.util.spec_from_file_location(f"icml26_inputs_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+TABLES = [_load(p) for p in sorted(INPUTS.glob("*.py")) if p.stem not in ("__init__", "harness")]
+PROBES = [p for t in TABLES for p in getattr(t, "PROBES", [])]
+EXEMPT = {k: v for t in TABLES for k, v in getattr(t, "EXEMPT", {}).items()}
+HARNESS = importlib.import_module("harness")
+CASES = [(p, arg, bad, label) for p in PROBES for arg, bad, label in HARNESS.variants(p)]
+
+
+def public_callables() -> list[str]:
+    """``module.name`` of every public function and class defined in lib/icml26 (papers' claims excluded)."""
+    names = []
+    for info in pkgutil.walk_packages(icml26.__path__, "icml26."):
+        if info.name.startswith(NOT_IN_SCOPE) or (info.name.startswith("icml26.papers.")
+                                                   and info.name.endswith(".claims")):
+            continue
+        module = importlib.import_module(info.name)
+        for name, obj in vars(module).items():
+            if name.startswith("_") or getattr(obj, "__module__", None) != info.name:
+                continue
+            if inspect.isfunction(obj) or inspect.isclass(obj):
+                names.append(f"{info.name}.{name}")
+    return sorted(names)
+
+
+def test_every_public_function_is_probed_or_exempt():
+    probed = {p.qualname for p in PROBES}
+    missing = [n for n in public_callables() if n not in probed and n not in EXEMPT]
+    assert not missing, (f"{len(missing)} public functions have no bad-input probe and no exemption "
+                         "(add them to tests/inputs/<paper>.py):\n" + "\n".join(missing))
+
+
+def test_exemptions_give_reasons_and_name_real_functions():
+    known = set(public_callables())
+    assert all(isinstance(v, str) and len(v) > 10 for v in EXEMPT.values())
+    assert not sorted(set(EXEMPT) - known), f"exempt but not public: {sorted(set(EXEMPT) - known)}"
+
+
+@pytest.mark.parametrize("probe", PROBES, ids=lambda p: p.qualname)
+def test_the_valid_call_of_each_probe_works(probe):
+    HARNESS.call_with_limit(probe.fn, probe.valid(), limit=60.0)
+
+
+@pytest.mark.parametrize("probe,arg,bad,label", CASES,
+                         ids=[f"{p.qualname}-{a}-{lab}" for p, a, _, lab in CASES])
+def test_bad_input_gets_a_clear_error(probe, arg, bad, label):
+    HARNESS.expect_clear_error(probe, arg, bad, label)

@@ -1,0 +1,76 @@
+"""The recorded evidence is in step with the claims: every claim checked at quick holds on seeds 0-4,
+every claim checked at standard is recorded over seeds 0, 1, 2, and a miss carries its why.
+
+The records are ``results/quick.jsonl`` (``make seeds``) and ``results/standard.jsonl`` (``make standard``).
+A claim whose threshold, operator, kind or premise changed since it was recorded must be recorded again;
+so must a claim that is new. A record of a claim that no longer exists is stale.
+"""
+
+import importlib
+
+import pytest
+
+from icml26 import registry
+from icml26.claims import EVAL_SEEDS, QUICK_EVIDENCE_SEEDS, latest, load_records
+
+BUILT = [p for p in registry.PAPERS if p.has_claims()]
+RECORDS = {s: latest(load_records(registry.RESULTS / f"{s}.jsonl", strict=True)) for s in ("quick", "standard")}
+NEEDED = {"quick": QUICK_EVIDENCE_SEEDS, "standard": EVAL_SEEDS["standard"]}
+
+
+def claims_of(paper):
+    return importlib.import_module(f"{paper.module}.claims").CLAIMS
+
+
+def _mismatch(claim, rec, scale) -> str | None:
+    want = {"kind": claim.kind, "op": claim.op, "threshold": float(claim.threshold[scale])}
+    for key, value in want.items():
+        if rec.get(key) != value:
+            return f"{key} is {value!r} in claims.py but {rec.get(key)!r} in the record"
+    p_want = claim.requires.describe(scale) if claim.requires is not None else None
+    p_have = rec.get("requires")
+    if (p_want is None) != (p_have is None) or (p_want and any(p_want[k] != p_have.get(k)
+                                                                for k in ("id", "op", "threshold"))):
+        return f"premise is {p_want!r} in claims.py but {p_have!r} in the record"
+    return None
+
+
+@pytest.mark.parametrize("scale", ["quick", "standard"])
+@pytest.mark.parametrize("paper", BUILT, ids=lambda p: p.slug)
+def test_every_checked_claim_has_its_multi_seed_evidence(paper, scale):
+    problems = []
+    fix = "make seeds" if scale == "quick" else "make standard"
+    for c in claims_of(paper):
+        if scale not in c.threshold:
+            continue
+        rec = RECORDS[scale].get((paper.slug, scale, c.id))
+        if rec is None:
+            problems.append(f"{c.id}: checked at {scale} but never recorded")
+            continue
+        missing = sorted(set(NEEDED[scale]) - set(rec["seeds"]))
+        if missing:
+            problems.append(f"{c.id}: recorded on seeds {rec['seeds']}, lacks {missing}")
+        bad = _mismatch(c, rec, scale)
+        if bad:
+            problems.append(f"{c.id}: {bad}")
+        if rec["verdict"] in ("mixed", "not_reproduced") and not c.why_at(scale):
+            problems.append(f"{c.id}: {rec['verdict']} at {scale} (values {rec['values']}) with no why")
+        if c.kind == "check" and rec["verdict"] not in ("reproduced", "premise_not_met"):
+            problems.append(f"{c.id}: a check that does not hold at {scale} (values {rec['values']}) is a bug")
+    head = f"{paper.slug} at {scale} (re-record with `{fix} PAPERS={paper.slug}`):\n"
+    assert not problems, head + "\n".join(problems)
+
+
+@pytest.mark.parametrize("scale", ["quick", "standard"])
+def test_no_record_names_a_claim_that_no_longer_exists(scale):
+    known = {(p.slug, c.id) for p in BUILT for c in claims_of(p)}
+    stale = sorted(f"{paper}/{claim}" for (paper, _, claim) in RECORDS[scale] if (paper, claim) not in known)
+    assert not stale, f"stale records in results/{scale}.jsonl: {stale}"
+
+
+def test_recorded_seeds_are_evaluation_seeds():
+    from icml26.claims import DEV_SEED_START
+
+    dev = sorted({(k[0], s) for recs in RECORDS.values() for k, r in recs.items() for s in r["seeds"]
+                  if s >= DEV_SEED_START})
+    assert not dev, f"development seeds were recorded: {dev}"
