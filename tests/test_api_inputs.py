@@ -9,6 +9,7 @@ that takes no input worth probing, with the reason). A public function in neithe
 import importlib
 import importlib.util
 import inspect
+import os
 import pkgutil
 import sys
 from pathlib import Path
@@ -23,6 +24,9 @@ NOT_IN_SCOPE = ("icml26.cli", "icml26.__main__")
 
 
 sys.path.insert(0, str(INPUTS))  # the tables import the harness as `from harness import Probe`
+FIXTURES = Path(__file__).with_name("fixtures")  # the toy paper the sweep probes run, here and in workers
+sys.path.insert(0, str(FIXTURES))
+os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(FIXTURES), os.environ.get("PYTHONPATH")]))
 
 
 def _load(path: Path):
@@ -32,9 +36,10 @@ def _load(path: Path):
     return module
 
 
-TABLES = [_load(p) for p in sorted(INPUTS.glob("*.py")) if p.stem not in ("__init__", "harness")]
-PROBES = [p for t in TABLES for p in getattr(t, "PROBES", [])]
-EXEMPT = {k: v for t in TABLES for k, v in getattr(t, "EXEMPT", {}).items()}
+TABLES = {p.stem: _load(p) for p in sorted(INPUTS.glob("*.py")) if p.stem not in ("__init__", "harness")}
+PROBES = [p for t in TABLES.values() for p in getattr(t, "PROBES", [])]
+TABLE_OF = {id(p): stem for stem, t in TABLES.items() for p in getattr(t, "PROBES", [])}
+EXEMPT = {k: v for t in TABLES.values() for k, v in getattr(t, "EXEMPT", {}).items()}
 HARNESS = importlib.import_module("harness")
 CASES = [(p, arg, bad, label) for p in PROBES for arg, bad, label in HARNESS.variants(p)]
 
@@ -68,12 +73,12 @@ def test_exemptions_give_reasons_and_name_real_functions():
     assert not sorted(set(EXEMPT) - known), f"exempt but not public: {sorted(set(EXEMPT) - known)}"
 
 
-@pytest.mark.parametrize("probe", PROBES, ids=lambda p: p.qualname)
+@pytest.mark.parametrize("probe", [p for p in PROBES if p.run_valid], ids=lambda p: f"{TABLE_OF[id(p)]}:{p.qualname}")
 def test_the_valid_call_of_each_probe_works(probe):
     HARNESS.call_with_limit(probe.fn, probe.valid(), limit=60.0)
 
 
 @pytest.mark.parametrize("probe,arg,bad,label", CASES,
-                         ids=[f"{p.qualname}-{a}-{lab}" for p, a, _, lab in CASES])
+                         ids=[f"{TABLE_OF[id(p)]}:{p.qualname}-{a}-{lab}" for p, a, _, lab in CASES])
 def test_bad_input_gets_a_clear_error(probe, arg, bad, label):
     HARNESS.expect_clear_error(probe, arg, bad, label)

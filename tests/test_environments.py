@@ -42,9 +42,14 @@ def lock_versions():
     return pins
 
 
-@pytest.mark.parametrize("path", ["environment.yml", "binder/environment.yml"])
-def test_conda_files_list_the_same_packages_as_pyproject(path):
-    assert conda_names(ROOT / path) == pyproject_names()
+@pytest.mark.parametrize("path,extra", [("environment.yml", set()), ("binder/environment.yml", {"voila"})])
+def test_conda_files_list_the_same_packages_as_pyproject(path, extra):
+    assert conda_names(ROOT / path) == pyproject_names() | extra
+
+
+def test_binder_start_pins_the_threads_to_the_container_quota():
+    text = (ROOT / "binder" / "start").read_text()
+    assert "available_cores" in text and "OMP_NUM_THREADS" in text and 'exec "$@"' in text
 
 
 def test_lock_pins_every_dependency_exactly_and_torch_to_the_cpu_release():

@@ -31,7 +31,8 @@ def test_there_is_a_start_here_notebook():
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
 def test_stored_without_outputs(path):
     for cell in code_cells(load(path)):
-        assert not cell.get("outputs") and cell.get("execution_count") is None, f"{path.name} has outputs"
+        assert not cell.get("outputs") and cell.get("execution_count") is None, \
+            f"{path.name} was saved with outputs: run `python -m icml26 tidy` (or use `make lab`, which strips them)"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
@@ -122,3 +123,44 @@ def test_tidy_clears_outputs_and_is_idempotent(tmp_path):
     assert all(not c["outputs"] and c["execution_count"] is None for c in cells)
     assert source(cells[1]).count(notebook_tidy.COLAB_MARK) == 1
     assert source(load(nb_path)["cells"][0]).count("colab-badge.svg") == 1
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
+def test_badges_render_as_images_pinned_to_the_release(path):
+    import mistune
+
+    from icml26 import notebook_tidy
+
+    first = next(c for c in load(path)["cells"] if c["cell_type"] == "markdown")
+    html = mistune.html(source(first))
+    assert html.count("<img") >= 2 and "colab-badge.svg" in html and "mybinder.org/badge_logo.svg" in html, \
+        f"{path.name}: the badge line does not render as images; run `python -m icml26 tidy`"
+    assert source(first).count("colab-badge.svg") == 1, f"{path.name} has a second badge row"
+    assert f"/{registry.release_ref()}" in html and registry.repository() in html
+    assert notebook_tidy.BADGE_MARK in source(first)
+
+
+def test_the_colab_line_installs_every_runtime_dependency_colab_lacks():
+    from icml26 import notebook_tidy
+
+    line = notebook_tidy.colab_install()
+    names = [r for r in notebook_tidy._requirement_names()]
+    for req in names:
+        name = re.split(r"[<>=!~\[ ;]", req, maxsplit=1)[0].lower()
+        assert name in notebook_tidy.COLAB_HAS or repr(req) in line, f"{req} is neither on Colab nor installed"
+    assert "--no-deps" in line and f"@{registry.release_ref()}" in line and not re.search(r"'(torch|numpy)[<>=']", line)
+
+
+def test_lab_saves_notebooks_without_outputs():
+    from icml26 import notebook_tidy
+
+    nb = load(registry.START_HERE)
+    cells = code_cells(nb)
+    cells[0]["outputs"] = [{"output_type": "stream", "name": "stdout", "text": "x"}]
+    cells[0]["execution_count"] = 4
+    nb["metadata"]["widgets"] = {"state": {}}
+    model = {"type": "notebook", "content": nb}
+    notebook_tidy.strip_on_save(model=model, path="x.ipynb", contents_manager=None)
+    assert all(not c["outputs"] and c["execution_count"] is None for c in code_cells(nb))
+    assert "widgets" not in nb["metadata"]
+    notebook_tidy.strip_on_save(model={"type": "file", "content": "text"}, path="a.txt")  # other files untouched

@@ -69,15 +69,19 @@ print("interrupted" if result.interrupted else "finished", sum(o.ok for o in res
 
 
 @pytest.mark.parametrize("sig", ["SIGTERM", "SIGINT"])
-def test_an_interrupt_stops_the_workers_and_reports_what_finished(toy, sig):
-    env = {**os.environ, "TOY_PAPER_SLEEP": "30"}
+def test_an_interrupt_stops_the_workers_and_reports_what_finished(toy, sig, tmp_path):
+    marker = tmp_path / "started"
+    env = {**os.environ, "TOY_PAPER_SLEEP": "60", "TOY_PAPER_STARTED": str(marker)}
     proc = subprocess.Popen([sys.executable, "-c", SWEEP_SCRIPT], stdout=subprocess.PIPE, text=True, env=env,
                             start_new_session=True)
-    time.sleep(5.0)
+    deadline = time.time() + 120
+    while time.time() < deadline and not list(tmp_path.glob("started.*")):
+        time.sleep(0.2)
+    assert list(tmp_path.glob("started.*")), "no worker started within two minutes"
     start = time.time()
     os.kill(proc.pid, getattr(signal, sig))
     out, _ = proc.communicate(timeout=20)
-    assert out.split() == ["interrupted", "0"] and time.time() - start < 10
+    assert out.split() == ["interrupted", "0"] and time.time() - start < 20
 
 
 def test_sweep_on_a_dask_cluster_on_loopback(toy):

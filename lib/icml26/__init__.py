@@ -4,4 +4,4 @@ The shared core (``runtime``, ``claims``, ``registry``) imports neither Jupyter 
 bare GPU machine with torch, numpy, scipy and matplotlib runs every experiment.
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -19,11 +19,19 @@ def parse_args(description: str, argv=None) -> tuple[argparse.Namespace, torch.d
     parser.add_argument("--device", default="cpu", help="cpu | cuda | mps")
     parser.add_argument("--quick", action="store_true", help="tiny sizes (< 10 s), used by the test suite")
     args = parser.parse_args(argv)
-    return args, torch.device(args.device)
+    from icml26.runtime import choose_device
+
+    try:
+        device = choose_device(args.device)
+    except ValueError as exc:
+        raise ValueError(f"argv: --device {args.device!r}: {exc}") from None
+    return args, device
 
 
 def synchronize(device: torch.device) -> None:
     """Wait for queued CUDA work on ``device`` (no-op elsewhere), so a clock reading is honest."""
+    if not isinstance(device, torch.device):
+        raise TypeError(f"device must be a torch.device; got {device!r}")
     if device.type == "cuda":
         torch.cuda.synchronize(device)
 
@@ -31,9 +39,13 @@ def synchronize(device: torch.device) -> None:
 def time_call(fn: Callable[[], object], repeats: int = 3, device: torch.device | str = "cpu",
               warmup: int = 1) -> float:
     """Mean seconds per call of ``fn`` over ``repeats`` calls, after ``warmup`` untimed calls."""
-    if repeats < 1 or warmup < 0:
-        raise ValueError(f"repeats must be >= 1 and warmup >= 0; got repeats={repeats}, warmup={warmup}")
-    device = torch.device(device)
+    from icml26 import checks
+
+    if not callable(fn):
+        raise TypeError(f"fn must be callable; got {type(fn).__name__}")
+    checks.positive_int("repeats", repeats)
+    checks.nonnegative_int("warmup", warmup)
+    device = checks.device("device", device)
     for _ in range(warmup):
         fn()
     synchronize(device)
@@ -47,7 +59,9 @@ def time_call(fn: Callable[[], object], repeats: int = 3, device: torch.device |
 def ratio_line(label: str, peer_seconds: float, ours_seconds: float, peer: str = "peer",
                ours: str = "ours") -> str:
     """One printed result: both times and how many times faster ``ours`` is than ``peer``."""
-    if peer_seconds <= 0 or ours_seconds <= 0:
-        raise ValueError(f"times must be positive; got peer={peer_seconds}, ours={ours_seconds}")
+    from icml26 import checks
+
+    checks.positive_number("peer_seconds", peer_seconds)
+    checks.positive_number("ours_seconds", ours_seconds)
     return (f"{label}: {peer} {peer_seconds * 1e3:.2f} ms, {ours} {ours_seconds * 1e3:.2f} ms, "
             f"{ours} is {peer_seconds / ours_seconds:.1f}x faster")

@@ -19,6 +19,12 @@ import numpy as np
 import torch
 
 
+def _named(name) -> str:
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"name must be the non-empty name of the argument being checked; got {name!r}")
+    return name
+
+
 def _is_int(value) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
@@ -29,6 +35,7 @@ def _is_real(value) -> bool:
 
 def positive_int(name: str, value) -> int:
     """An integer >= 1 (sizes, counts, steps)."""
+    _named(name)
     if not _is_int(value) or value < 1:
         raise ValueError(f"{name} must be a positive integer; got {value!r}")
     return int(value)
@@ -36,6 +43,7 @@ def positive_int(name: str, value) -> int:
 
 def nonnegative_int(name: str, value) -> int:
     """An integer >= 0 (offsets, optional counts, seeds)."""
+    _named(name)
     if not _is_int(value) or value < 0:
         raise ValueError(f"{name} must be a non-negative integer; got {value!r}")
     return int(value)
@@ -48,6 +56,7 @@ def seed(name: str, value) -> int:
 
 def finite_number(name: str, value) -> float:
     """A real number that is neither NaN nor infinite."""
+    _named(name)
     if not _is_real(value) or not math.isfinite(float(value)):
         raise ValueError(f"{name} must be a finite number; got {value!r}")
     return float(value)
@@ -55,6 +64,7 @@ def finite_number(name: str, value) -> float:
 
 def positive_number(name: str, value) -> float:
     """A finite real number > 0 (rates, scales, tolerances)."""
+    _named(name)
     if not _is_real(value) or not math.isfinite(float(value)) or value <= 0:
         raise ValueError(f"{name} must be a finite positive number; got {value!r}")
     return float(value)
@@ -62,6 +72,7 @@ def positive_number(name: str, value) -> float:
 
 def nonnegative_number(name: str, value) -> float:
     """A finite real number >= 0 (weights, noise levels)."""
+    _named(name)
     if not _is_real(value) or not math.isfinite(float(value)) or value < 0:
         raise ValueError(f"{name} must be a finite non-negative number; got {value!r}")
     return float(value)
@@ -69,6 +80,10 @@ def nonnegative_number(name: str, value) -> float:
 
 def in_range(name: str, value, low: float, high: float, low_open: bool = False, high_open: bool = False) -> float:
     """A finite number within ``[low, high]`` (an end is excluded when ``*_open``)."""
+    _named(name)
+    low, high = finite_number("low", low), finite_number("high", high)
+    if high < low:
+        raise ValueError(f"high must be >= low; got low={low:g}, high={high:g}")
     value = finite_number(name, value)
     below = value <= low if low_open else value < low
     above = value >= high if high_open else value > high
@@ -85,7 +100,10 @@ def probability(name: str, value) -> float:
 
 def one_of(name: str, value, choices: Iterable) -> object:
     """One of ``choices`` (compared with ``==``)."""
+    _named(name)
     choices = list(choices)
+    if not choices:
+        raise ValueError("choices must name at least one allowed value")
     if value not in choices:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r}")
     return value
@@ -93,6 +111,7 @@ def one_of(name: str, value, choices: Iterable) -> object:
 
 def device(name: str, value) -> torch.device:
     """A ``torch.device`` or a device string that names an available device."""
+    _named(name)
     from icml26.runtime import choose_device
 
     if isinstance(value, torch.device):
@@ -113,8 +132,11 @@ def tensor(name: str, value, ndim: int | Sequence[int] | None = None, shape: Seq
            finite: bool = True, nonempty: bool = True, dtype_kind: str | None = None) -> torch.Tensor:
     """A torch tensor with the given number of dimensions or shape (``None`` entries are free),
     finite entries, at least one element, and optionally a dtype kind (``"float"``, ``"int"``, ``"bool"``)."""
+    _named(name)
     if not isinstance(value, torch.Tensor):
         raise TypeError(f"{name} must be a torch.Tensor; got {type(value).__name__}")
+    if dtype_kind is not None and dtype_kind not in DTYPE_KINDS:
+        raise ValueError(f"dtype_kind must be one of {', '.join(DTYPE_KINDS)}; got {dtype_kind!r}")
     _check_array(name, value, tuple(value.shape), ndim, shape, nonempty)
     if dtype_kind is not None:
         kind = "float" if value.is_floating_point() else "bool" if value.dtype == torch.bool else \
@@ -133,6 +155,7 @@ def tensor(name: str, value, ndim: int | Sequence[int] | None = None, shape: Seq
 def array(name: str, value, ndim: int | Sequence[int] | None = None, shape: Sequence[int | None] | None = None,
           finite: bool = True, nonempty: bool = True) -> np.ndarray:
     """A NumPy array (anything ``np.asarray`` accepts) checked like :func:`tensor`; returns the array."""
+    _named(name)
     try:
         arr = np.asarray(value)
     except (TypeError, ValueError) as exc:
@@ -149,9 +172,14 @@ def array(name: str, value, ndim: int | Sequence[int] | None = None, shape: Sequ
     return arr
 
 
+DTYPE_KINDS = ("float", "int", "bool", "complex")
+
+
 def _check_array(name, value, shape, ndim, want, nonempty) -> None:
     if ndim is not None:
         allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
+        if not all(_is_int(a) and a >= 0 for a in allowed):
+            raise ValueError(f"ndim must be a non-negative integer or a sequence of them; got {ndim!r}")
         if len(shape) not in allowed:
             text = " or ".join(map(str, allowed))
             raise ValueError(f"{name} must have {text} dimension(s); got shape {_shape_text(shape)}")
@@ -165,6 +193,7 @@ def _check_array(name, value, shape, ndim, want, nonempty) -> None:
 
 def probability_vector(name: str, value, dim: int = -1, atol: float = 1e-6) -> torch.Tensor:
     """A tensor of non-negative entries summing to one along ``dim`` (within ``atol``)."""
+    _named(name)
     value = tensor(name, torch.as_tensor(value) if not isinstance(value, torch.Tensor) else value)
     if not value.is_floating_point():
         value = value.double()
@@ -188,6 +217,7 @@ def same_length(names: Sequence[str], values: Sequence[Sequence]) -> int:
 
 def config(name: str, value, required: Iterable[str] = (), allowed: Iterable[str] | None = None) -> Mapping:
     """A mapping with every ``required`` key and (when ``allowed`` is given) no unknown key."""
+    _named(name)
     if not isinstance(value, Mapping):
         raise TypeError(f"{name} must be a mapping of settings; got {type(value).__name__}")
     missing = [k for k in required if k not in value]
@@ -201,6 +231,38 @@ def config(name: str, value, required: Iterable[str] = (), allowed: Iterable[str
     return value
 
 
+def path(name: str, value, must_exist: bool = False, kind: str | None = None):
+    """A ``str`` or ``os.PathLike`` path, optionally one that exists (``kind``: ``"file"`` or ``"dir"``)."""
+    import os
+    from pathlib import Path
+
+    _named(name)
+    if isinstance(value, bool) or not isinstance(value, (str, os.PathLike)):
+        raise TypeError(f"{name} must be a path (str or os.PathLike); got {type(value).__name__}")
+    value = Path(value)
+    if must_exist or kind is not None:
+        if not value.exists():
+            raise ValueError(f"{name} must be an existing {kind or 'path'}; {value} does not exist")
+        if kind == "file" and not value.is_file():
+            raise ValueError(f"{name} must be a file; {value} is not")
+        if kind == "dir" and not value.is_dir():
+            raise ValueError(f"{name} must be a folder; {value} is not")
+    return value
+
+
+def mapping_items(name: str, value, keys: Iterable[str] = ()) -> list:
+    """A list (or other sequence, not a string) of mappings, each with ``keys``; returns it as a list."""
+    _named(name)
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
+        raise TypeError(f"{name} must be a list of mappings; got {type(value).__name__}")
+    items = list(value)
+    keys = tuple(keys)
+    for i, item in enumerate(items):
+        if not isinstance(item, Mapping) or any(k not in item for k in keys):
+            raise ValueError(f"{name}[{i}] must be a mapping with the keys {', '.join(keys)}; got {item!r:.80}")
+    return items
+
+
 class IterationCapReached(RuntimeWarning):
     """A loop that waits for a tolerance stopped at its iteration cap without reaching it."""
 
@@ -210,6 +272,10 @@ def reachable_tolerance(name: str, tol: float, dtype: torch.dtype, factor: float
 
     A float32 solve asked for 1e-12 would spin until its iteration cap; this says so at once.
     """
+    _named(name)
+    if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
+        raise TypeError(f"dtype must be a floating torch.dtype; got {dtype!r}")
+    factor = positive_number("factor", factor)
     tol = positive_number(name, tol)
     eps = torch.finfo(dtype).eps
     if tol < factor * eps:

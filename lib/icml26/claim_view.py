@@ -22,6 +22,18 @@ COLOURS = {"reproduced": "#1b7f3b", "mixed": "#b26a00", "not_reproduced": "#b326
 DOT = {"holds": "#1b7f3b", "misses": "#b3261e", "premise_not_met": "#6a4c93", "not_checked": "#6b6b6b"}
 
 
+def _record(name: str, record) -> dict:
+    if not isinstance(record, dict) or "claim" not in record:
+        raise TypeError(f"{name} must be a claim record (a dict with a 'claim'); got {type(record).__name__}")
+    return record
+
+
+def _records(name: str, records) -> list[dict]:
+    from icml26 import checks
+
+    return checks.mapping_items(name, records, ("claim",))
+
+
 def fmt(value) -> str:
     """A number in four significant digits; ``-`` for a missing one."""
     if value is None:
@@ -32,12 +44,14 @@ def fmt(value) -> str:
 
 
 def label(record: dict) -> str:
+    _record("record", record)
     names = CHECK_LABELS if record.get("kind") == "check" else LABELS
     return names.get(record.get("verdict"), str(record.get("verdict")))
 
 
 def ours(record: dict) -> str:
     """Our number: the value for one seed, ``mean +- spread (n seeds)`` for several."""
+    _record("record", record)
     values = record.get("values") or []
     if len(values) <= 1:
         return fmt(values[0] if values else None)
@@ -46,6 +60,7 @@ def ours(record: dict) -> str:
 
 def held(record: dict) -> str:
     """``k/n`` seeds on which the claim held (premise-failed seeds counted apart)."""
+    _record("record", record)
     outcomes = record.get("outcomes") or []
     n_holds = sum(o == "holds" for o in outcomes)
     n_premise = sum(o == "premise_not_met" for o in outcomes)
@@ -54,6 +69,7 @@ def held(record: dict) -> str:
 
 
 def premise_text(record: dict) -> str:
+    _record("record", record)
     req = record.get("requires")
     if not req:
         return ""
@@ -63,11 +79,13 @@ def premise_text(record: dict) -> str:
 
 def split(records: list[dict]) -> tuple[list[dict], list[dict]]:
     """Paper claims and sanity checks, each in their recorded order."""
+    records = _records("records", records)
     return ([r for r in records if r.get("kind") != "check"], [r for r in records if r.get("kind") == "check"])
 
 
 def text_table(records: list[dict]) -> str:
     """The records as plain text: paper claims, then sanity checks."""
+    records = _records("records", records)
     header = ("claim", "ours", "op", "threshold", "seeds held", "verdict", "paper")
     parts = []
     for title, group in zip(("paper claims", "sanity checks (not counted)"), split(records)):
@@ -107,6 +125,10 @@ def _scale_fn(values: list[float], threshold: float | None):
 
 def figure_svg(record: dict, width: int = 220, height: int = 46) -> str:
     """Per-seed values as dots against the threshold (dashed line) and the mean (a tick); inline SVG."""
+    from icml26 import checks
+
+    _record("record", record)
+    width, height = checks.positive_int("width", width), checks.positive_int("height", height)
     values = record.get("values") or []
     outcomes = record.get("outcomes") or ["not_checked"] * len(values)
     threshold = record.get("threshold")
@@ -176,6 +198,7 @@ def _row(r: dict, link: str | None) -> str:
 
 def html_table(records: list[dict], links: dict | None = None) -> str:
     """Paper claims, then sanity checks, as HTML tables with a figure per claim."""
+    records = _records("records", records)
     head = ("<tr><th>claim</th><th>paper's figure</th><th>ours</th><th>per seed</th><th>verdict</th>"
             "<th>run</th></tr>")
     out = [f"<style>{CSS}</style>"]
@@ -190,6 +213,7 @@ def html_table(records: list[dict], links: dict | None = None) -> str:
 
 def counts(records: list[dict]) -> dict:
     """Verdict counts of the paper claims, and how many sanity checks ran and held."""
+    records = _records("records", records)
     claims, checks = split(records)
     out = {v: sum(r.get("verdict") == v for r in claims) for v in LABELS}
     ran = [r for r in checks if r.get("verdict") != "not_checked"]

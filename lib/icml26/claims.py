@@ -74,8 +74,8 @@ def _check_threshold(owner: str, threshold: Mapping[str, float]) -> None:
     for scale, value in threshold.items():
         if scale not in SCALES:
             raise ValueError(f"threshold of {owner} names unknown scale {scale!r}; use {SCALES}")
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
-            raise ValueError(f"threshold of {owner} at {scale!r} must be a number; got {value!r}")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise ValueError(f"threshold of {owner} at {scale!r} must be a finite number; got {value!r}")
 
 
 def _measure(metric: Callable[[Mapping], float], results: Mapping) -> float | None:
@@ -118,7 +118,7 @@ class Premise:
         if isinstance(self.threshold, Mapping):
             _check_threshold(f"premise {self.id!r}", self.threshold)
         elif isinstance(self.threshold, bool) or not isinstance(self.threshold, (int, float)) \
-                or math.isnan(self.threshold):
+                or not math.isfinite(self.threshold):
             raise ValueError(f"threshold of premise {self.id!r} must be a number or a mapping of scales to "
                              f"numbers; got {self.threshold!r}")
 
@@ -234,6 +234,8 @@ def _base_record(c: Claim, paper: str, scale: str) -> dict:
 
 
 def _check_claims(claims) -> list[Claim]:
+    if isinstance(claims, (str, bytes, Mapping)) or not isinstance(claims, Iterable):
+        raise TypeError(f"claims must be a list of Claim objects; got {type(claims).__name__}")
     claims = list(claims)
     if not claims:
         raise ValueError("claims must hold at least one Claim")
@@ -245,13 +247,29 @@ def _check_claims(claims) -> list[Claim]:
     return claims
 
 
+def _check_rt(rt) -> Runtime:
+    if not isinstance(rt, Runtime):
+        raise TypeError(f"rt must be a Runtime (icml26.runtime.setup(scale, seed, device)); got {type(rt).__name__}")
+    return rt
+
+
+def _check_records(name: str, records) -> list[dict]:
+    from icml26 import checks
+
+    return checks.mapping_items(name, records, ("paper", "claim", "verdict"))
+
+
 def seed_run(claims, results: Mapping, rt: Runtime, seconds: float | None = None) -> dict:
     """One seed's measurements in a compact form that crosses process boundaries (see :func:`aggregate`)."""
+    from icml26 import checks
+
     if not isinstance(results, Mapping):
         raise ValueError(f"results must be a mapping (the dict an experiment returns); got {type(results).__name__}")
     claims = _check_claims(claims)
+    _check_rt(rt)
     if seconds is None:
         seconds = results.get("seconds", rt.elapsed())
+    seconds = checks.nonnegative_number("seconds", seconds)
     return {"seed": rt.seed, "device": rt.device.type, "threads": getattr(rt, "threads", None),
             "seconds": round(float(seconds), 3),
             "outcomes": {c.id: c.outcome(results, rt.scale) for c in claims}}
@@ -260,11 +278,15 @@ def seed_run(claims, results: Mapping, rt: Runtime, seconds: float | None = None
 def evaluate(claims, results: Mapping, rt: Runtime, paper: str | None = None,
              seconds: float | None = None) -> list[dict]:
     """Measure ``claims`` on one run (one seed): one record per claim, holding that single seed."""
+    _check_rt(rt)
     return aggregate(claims, [seed_run(claims, results, rt, seconds)], rt.scale, paper=paper)
 
 
 def verdict_of(outcomes: list[str]) -> str:
     """The verdict over seeds from each seed's outcome (see the module docstring)."""
+    bad = [o for o in outcomes if o not in SEED_OUTCOMES]
+    if bad:
+        raise ValueError(f"outcomes must each be one of {', '.join(SEED_OUTCOMES)}; got {bad!r}")
     if not outcomes or any(o == "not_checked" for o in outcomes):
         return "not_checked"
     if all(o == "premise_not_met" for o in outcomes):
@@ -281,9 +303,17 @@ def _finite(values) -> list[float]:
 
 def aggregate(claims, runs: list[dict], scale: str, paper: str | None = None) -> list[dict]:
     """Merge per-seed runs (from :func:`seed_run`) into one record per claim (:data:`RECORD_FIELDS`)."""
+    from icml26 import checks
+    from icml26.runtime import check_scale
+
     claims = _check_claims(claims)
+    check_scale(scale)
+    runs = checks.mapping_items("runs", runs, ("seed", "outcomes"))
     if not runs:
         raise ValueError("runs must hold at least one seed's measurements")
+    missing = [c.id for c in claims if any(c.id not in r["outcomes"] for r in runs)]
+    if missing:
+        raise ValueError(f"runs must measure every claim; they lack {missing}")
     runs = sorted(runs, key=lambda r: r["seed"])
     seeds = [r["seed"] for r in runs]
     if len(set(seeds)) != len(seeds):
@@ -318,7 +348,7 @@ def aggregate(claims, runs: list[dict], scale: str, paper: str | None = None) ->
 def failures(records: list[dict]) -> list[str]:
     """Why a run fails: each unexplained miss (a check that missed, a paper claim missing without a why)."""
     problems = []
-    for r in records:
+    for r in _check_records("records", records):
         if not r.get("unexplained"):
             continue
         missed = [s for s, o in zip(r["seeds"], r["outcomes"]) if o == "misses"]
@@ -333,12 +363,17 @@ def dumps(record: dict) -> str:
     """One record as a line of strict JSON (no bare ``NaN``)."""
     from icml26.atomic import strict_json
 
+    if not isinstance(record, Mapping):
+        raise TypeError(f"record must be a mapping (a claim record); got {type(record).__name__}")
     return json.dumps(strict_json(record), sort_keys=True, allow_nan=False)
 
 
 def append_records(path: str | os.PathLike, records: list[dict]) -> None:
     """Append ``records`` as JSON lines to ``path`` in one write (each line is whole or absent)."""
-    path = Path(path)
+    from icml26 import checks
+
+    path = checks.path("path", path)
+    records = _check_records("records", records)
     path.parent.mkdir(parents=True, exist_ok=True)
     payload = "".join(dumps(r) + "\n" for r in records)
     with open(path, "a", encoding="utf-8") as fh:
@@ -353,8 +388,10 @@ def replace_records(path: str | os.PathLike, records: list[dict]) -> None:
     Each replaced claim's old verdict is kept as ``previous_verdict`` (and its mean as ``previous_mean``)
     when it differs, so that the scoreboard can show a verdict that changed between recorded runs.
     """
-    from icml26 import atomic
+    from icml26 import atomic, checks
 
+    path = checks.path("path", path)
+    records = _check_records("records", records)
     if not records:
         return
     keys = {(r["paper"], r["scale"]) for r in records}
@@ -424,7 +461,9 @@ def load_records(path: str | os.PathLike, strict: bool = False) -> list[dict]:
     """
     import warnings
 
-    path = Path(path)
+    from icml26 import checks
+
+    path = checks.path("path", path)
     if not path.exists():
         return []
     lines = path.read_text(encoding="utf-8").splitlines()
@@ -453,8 +492,10 @@ def load_records(path: str | os.PathLike, strict: bool = False) -> list[dict]:
 
 def latest(records: Iterable[dict]) -> dict[tuple[str, str, str], dict]:
     """The last record of each ``(paper, scale, claim)``."""
+    from icml26 import checks
+
     out = {}
-    for r in records:
+    for r in checks.mapping_items("records", records, ("paper", "scale", "claim")):
         out[(r["paper"], r["scale"], r["claim"])] = r
     return out
 
@@ -488,14 +529,16 @@ def table(records: list[dict]) -> str:
     """A plain-text table of records (paper claims first, then the sanity checks)."""
     from icml26 import claim_view
 
-    return claim_view.text_table(records)
+    return claim_view.text_table(_check_records("records", records))
 
 
 def recorded(paper: str, scale: str = "standard", results_dir: str | os.PathLike | None = None) -> ClaimReport:
     """The recorded multi-seed evidence of ``paper`` at ``scale`` (from ``results/<scale>.jsonl``)."""
     from icml26 import registry
+    from icml26.runtime import check_scale
 
     registry.get(paper)
+    check_scale(scale)
     folder = Path(results_dir) if results_dir is not None else registry.RESULTS
     recs = [r for r in latest(load_records(folder / f"{scale}.jsonl")).values() if r["paper"] == paper]
     return ClaimReport(recs)

@@ -1,4 +1,4 @@
-"""Command line: ``python -m icml26 list | run SLUG | sweep | reproduce | report | readme | tidy | explore | bench``.
+"""Command line: ``python -m icml26 list | run | sweep | reproduce | report | readme | notebooks | tidy | ...``.
 
 ``run`` executes a paper's experiment over one or more seeds and checks its claims without Jupyter (how
 a bare GPU machine runs ``--scale full``); ``sweep`` does the same for several papers, on a local process
@@ -220,7 +220,7 @@ def cmd_reproduce(args) -> int:
     if not items:
         raise UsageError("no notebooks to run for the chosen papers (they are planned, not built yet)")
     env = {"ICML26_ALLOW_CPU_FULL": "1"} if args.allow_cpu else {}
-    env.setdefault("PLOTLY_RENDERER", os.environ.get("PLOTLY_RENDERER", "plotly_mimetype+notebook_connected"))
+    env.setdefault("PLOTLY_RENDERER", os.environ.get("PLOTLY_RENDERER", "plotly_mimetype+notebook"))  # offline
     interrupted = False
     try:
         runs = runner.run_notebooks(items, args.out, scale=args.scale, seed=args.seed, device=args.device,
@@ -274,6 +274,38 @@ def cmd_explore(args) -> int:
         pass
     finally:
         server.stop()
+    return 0
+
+
+def cmd_site(args) -> int:
+    from icml26 import site
+
+    try:
+        index = site.build(args.out)
+    except (ValueError, RuntimeError) as exc:
+        raise UsageError(str(exc)) from None
+    print(f"site: {index}")
+    return 0
+
+
+def cmd_notebooks(args) -> int:
+    """Copy the notebooks (and the recorded results they show) into a folder of the user's."""
+    import shutil
+    from pathlib import Path
+
+    dest = Path(args.dest).expanduser().resolve()
+    if dest.exists() and any(dest.iterdir()) and not args.force:
+        raise UsageError(f"folder {dest} is not empty; choose another or pass --force to overwrite")
+    if not registry.NOTEBOOKS.is_dir():
+        raise UsageError(f"no notebooks found at {registry.NOTEBOOKS}; reinstall the package from a wheel or sdist")
+    shutil.copytree(registry.NOTEBOOKS, dest / "notebooks", dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+    if registry.RESULTS.is_dir():
+        shutil.copytree(registry.RESULTS, dest / "results", dirs_exist_ok=True,
+                        ignore=shutil.ignore_patterns("*.lock"))
+    n = sum(1 for _ in (dest / "notebooks").glob("**/*.ipynb"))
+    print(f"copied {n} notebooks to {dest / 'notebooks'}; open {dest / 'notebooks' / registry.START_HERE.name} "
+          f"(e.g. jupyter lab {dest / 'notebooks'})")
     return 0
 
 
@@ -355,6 +387,15 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("slug")
     exp.add_argument("--timeout", type=float, default=90, help="seconds to wait for the server")
     exp.set_defaults(func=cmd_explore)
+
+    site = sub.add_parser("site", help="build a browsable site (Sphinx + myst-nb) from a reproduce run's notebooks")
+    site.add_argument("--out", default="build", help="the build folder of `reproduce` (the site goes in OUT/site)")
+    site.set_defaults(func=cmd_site)
+
+    nbs = sub.add_parser("notebooks", help="copy the notebooks into a folder (a third way in, after pip install)")
+    nbs.add_argument("dest", help="the folder to copy them into")
+    nbs.add_argument("--force", action="store_true", help="copy into a folder that is not empty")
+    nbs.set_defaults(func=cmd_notebooks)
 
     sub.add_parser("tidy", help="clear notebook outputs, add badges and the Colab install line").set_defaults(
         func=cmd_tidy)

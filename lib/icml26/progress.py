@@ -29,6 +29,10 @@ def steps(iterable: Iterable, desc: str, total: int | None = None, leave: bool =
     """Iterate with a bar (steps per second and an ETA) named ``desc``."""
     from tqdm.auto import tqdm
 
+    from icml26 import checks
+
+    if total is not None:
+        checks.nonnegative_int("total", total)
     return iter(tqdm(iterable, desc=desc, total=total, leave=leave, disable=_disable(), file=sys.stderr,
                      mininterval=0.5))
 
@@ -37,6 +41,12 @@ def stages(names: list[str], desc: str) -> Iterator[str]:
     """Yield each stage name in turn, showing which stage runs and an ETA over the stages."""
     from tqdm.auto import tqdm
 
+    if isinstance(names, str) or not all(isinstance(n, str) for n in names):
+        raise TypeError(f"names must be a list of stage names; got {names!r}")
+    return _stages(list(names), desc, tqdm)
+
+
+def _stages(names: list[str], desc: str, tqdm) -> Iterator[str]:
     bar = tqdm(total=len(names), desc=desc, unit="stage", disable=_disable(), file=sys.stderr, leave=False)
     try:
         for name in names:

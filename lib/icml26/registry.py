@@ -2,6 +2,10 @@
 
 A paper counts as built when its library package has ``claims.py`` and its notebook folder
 ``notebooks/NN_<slug>/`` holds at least one notebook; otherwise it is listed as planned.
+
+In a checkout the notebooks and the recorded results are the repository's folders. An installed
+wheel carries copies of both inside the package (``icml26/_bundle``, put there when the wheel is
+built), so ``pip install`` + ``python -m icml26 notebooks DIR`` works without the repository.
 """
 
 from __future__ import annotations
@@ -9,11 +13,64 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = Path(__file__).resolve().parent
+CHECKOUT = PACKAGE.parents[1]
+BUNDLE = PACKAGE / "_bundle"
+"""Where a built wheel keeps its copies of ``notebooks/`` and ``results/``."""
+
+
+def _in_checkout() -> bool:
+    return (CHECKOUT / "notebooks").is_dir() and (CHECKOUT / "pyproject.toml").is_file()
+
+
+ROOT = CHECKOUT if _in_checkout() else BUNDLE
+"""The repository (in a checkout) or the package's bundle (in an installed wheel)."""
 NOTEBOOKS = ROOT / "notebooks"
 RESULTS = ROOT / "results"
 """The recorded multi-seed evidence: ``results/<scale>.jsonl``."""
-PACKAGES = Path(__file__).resolve().parent / "papers"
+PACKAGES = PACKAGE / "papers"
+DEFAULT_REPOSITORY = "https://github.com/icml26-companion/icml26"
+
+
+def repository_url() -> str:
+    """The project's repository (pyproject's ``[project.urls] Repository``; ``ICML26_REPOSITORY`` overrides).
+
+    Badges, the Colab install line and the docs derive every link from this one URL.
+    """
+    import os
+    import re
+
+    explicit = os.environ.get("ICML26_REPOSITORY")
+    if explicit:
+        return explicit if explicit.startswith("https://") else f"https://github.com/{explicit}"
+    pyproject = CHECKOUT / "pyproject.toml"
+    if _in_checkout():
+        m = re.search(r'^Repository\s*=\s*"([^"]+)"', pyproject.read_text(encoding="utf-8"), re.M)
+        if m:
+            return m.group(1).rstrip("/")
+    try:
+        from importlib.metadata import metadata
+
+        for entry in metadata("icml26").get_all("Project-URL") or []:
+            label, _, url = entry.partition(",")
+            if label.strip().lower() == "repository":
+                return url.strip().rstrip("/")
+    except Exception:  # not installed as a distribution: fall back to the default
+        pass
+    return DEFAULT_REPOSITORY
+
+
+def repository() -> str:
+    """``owner/name`` of the GitHub repository."""
+    url = repository_url()
+    return url.split("github.com/", 1)[-1].strip("/") if "github.com/" in url else url
+
+
+def release_ref() -> str:
+    """The git tag of this release (``v`` + the package version): badges and installs are pinned to it."""
+    from icml26 import __version__
+
+    return f"v{__version__}"
 
 
 @dataclass(frozen=True)
@@ -22,6 +79,18 @@ class Paper:
     slug: str
     title: str
     arxiv: str | None
+
+    def __post_init__(self):
+        import re
+
+        if isinstance(self.number, bool) or not isinstance(self.number, int) or not 1 <= self.number <= 99:
+            raise ValueError(f"number must be an integer in 1..99; got {self.number!r}")
+        if not isinstance(self.slug, str) or not re.fullmatch(r"[a-z][a-z0-9_]*", self.slug):
+            raise ValueError(f"slug must be lower-case letters, digits and underscores; got {self.slug!r}")
+        if not isinstance(self.title, str) or not self.title.strip():
+            raise ValueError(f"title must be non-empty text; got {self.title!r}")
+        if self.arxiv is not None and not (isinstance(self.arxiv, str) and re.fullmatch(r"\d{4}\.\d{4,5}", self.arxiv)):
+            raise ValueError(f"arxiv must be an arXiv id like 2512.12910 or None; got {self.arxiv!r}")
 
     @property
     def folder(self) -> str:
@@ -84,14 +153,21 @@ START_HERE = NOTEBOOKS / "00_start_here.ipynb"
 
 def get(slug: str) -> Paper:
     """The paper with this slug; ``ValueError`` listing the valid slugs otherwise."""
+    if not isinstance(slug, str):
+        raise TypeError(f"slug must be a paper's slug (text); got {type(slug).__name__}")
     for p in PAPERS:
         if p.slug == slug:
             return p
-    raise ValueError(f"unknown paper {slug!r}; valid slugs: {', '.join(SLUGS)}")
+    raise ValueError(f"unknown paper slug {slug!r}; valid slugs: {', '.join(SLUGS)}")
 
 
 def parse_papers(spec: str | None) -> list[Paper]:
     """Parse a comma-separated list of slugs (empty or ``None`` means all papers)."""
+    if spec is not None and not isinstance(spec, str):
+        raise TypeError(f"spec must be comma-separated slugs; got {type(spec).__name__}")
     if spec is None or not spec.strip():
         return list(PAPERS)
-    return [get(s.strip()) for s in spec.split(",") if s.strip()]
+    try:
+        return [get(s.strip()) for s in spec.split(",") if s.strip()]
+    except ValueError as exc:
+        raise ValueError(f"spec: {exc}") from None

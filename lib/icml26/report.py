@@ -59,9 +59,17 @@ def score_cell(records: list[dict]) -> str:
     return " · ".join(f"{counts[v]} {SYMBOLS[v]}" for v in SYMBOLS if counts[v])
 
 
+def _results_dir(results_dir) -> Path:
+    from icml26 import checks
+
+    if results_dir is None:
+        return registry.RESULTS
+    return checks.path("results_dir", results_dir, kind="dir")
+
+
 def recorded(results_dir: str | os.PathLike | None = None) -> dict[str, list[dict]]:
     """The latest record of every claim, per scale, from ``results/<scale>.jsonl`` (strictly read)."""
-    folder = Path(results_dir) if results_dir is not None else registry.RESULTS
+    folder = _results_dir(results_dir)
     return {s: list(latest(load_records(folder / f"{s}.jsonl", strict=True)).values()) for s in SCALE_NAMES}
 
 
@@ -120,7 +128,9 @@ MARKERS = ("<!-- papers:start -->", "<!-- papers:end -->")
 
 def update_readme(path: str | os.PathLike = README, results_dir: str | os.PathLike | None = None) -> bool:
     """Rewrite the paper table between the README's markers; return whether it changed."""
-    path = Path(path)
+    from icml26 import checks
+
+    path = checks.path("path", path, kind="file")
     text = path.read_text(encoding="utf-8")
     start, end = MARKERS
     if start not in text or end not in text:
@@ -212,6 +222,10 @@ def _page(title: str, body: str) -> str:
 
 def render(runs, results_dir: str | os.PathLike | None = None) -> dict[str, str]:
     """The scoreboard's pages as ``{relative path: HTML}``: ``index.html`` and ``papers/<slug>.html``."""
+    from icml26.runner import NotebookRun
+
+    if isinstance(runs, (str, bytes)) or not all(isinstance(r, NotebookRun) for r in runs):
+        raise TypeError("runs must be a list of runner.NotebookRun")
     by_paper: dict[str, list] = {}
     for r in runs:
         by_paper.setdefault(r.paper, []).append(r)
@@ -242,9 +256,10 @@ def render(runs, results_dir: str | os.PathLike | None = None) -> dict[str, str]
 
 def build(out_dir: str | os.PathLike = "build", runs=None, results_dir: str | os.PathLike | None = None) -> Path:
     """Write the scoreboard into ``out_dir`` from ``runs`` (default: the runs saved there); return index.html."""
+    from icml26 import checks
     from icml26.runner import load_runs
 
-    out_dir = Path(out_dir)
+    out_dir = checks.path("out_dir", out_dir)
     if runs is None:
         runs = load_runs(out_dir)
     for rel, text in render(runs, results_dir).items():

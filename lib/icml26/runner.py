@@ -26,10 +26,11 @@ import sys
 import threading
 import time
 import uuid
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from icml26 import atomic, claim_view, registry
+from icml26 import atomic, checks, claim_view, registry
 from icml26.claims import load_records
 from icml26.runtime import check_scale
 
@@ -46,6 +47,7 @@ HEADLESS_ENV = {
     "ICML26_HEADLESS": "1",
     "MPLBACKEND": INLINE_BACKEND,
     "PYTHONHASHSEED": "0",
+    "ICML26_PROGRESS": "0",  # a finished progress bar is noise in a saved notebook
     "PYDEVD_DISABLE_FILE_VALIDATION": "1",
 }
 
@@ -64,6 +66,12 @@ class NotebookRun:
     scale: str = "quick"
     seed: int = 0
 
+    def __post_init__(self):
+        if self.status not in STATUSES:
+            raise ValueError(f"status must be one of {', '.join(STATUSES)}; got {self.status!r}")
+        if not isinstance(self.seconds, (int, float)) or not self.seconds >= 0:
+            raise ValueError(f"seconds must be a non-negative number; got {self.seconds!r}")
+
     @property
     def ok(self) -> bool:
         return self.status == "ok"
@@ -71,13 +79,16 @@ class NotebookRun:
 
 def declares_claims(path: Path) -> bool:
     """Whether a notebook's code calls ``verify(`` (then it must record at least one claim)."""
-    nb = json.loads(Path(path).read_text(encoding="utf-8"))
+    nb = json.loads(checks.path("path", path, kind="file").read_text(encoding="utf-8"))
     return any(c.get("cell_type") == "code" and "verify(" in "".join(c.get("source", ""))
                for c in nb.get("cells", []))
 
 
 def targets(papers: list[registry.Paper] | None = None, include_start: bool = True) -> list[tuple[str, Path]]:
     """The notebooks to run, as ``(paper slug, path)``: the start-here notebook, then each paper's in order."""
+    if papers is not None and (isinstance(papers, (str, bytes)) or
+                               not all(isinstance(p, registry.Paper) for p in papers)):
+        raise TypeError("papers must be a list of registry.Paper (see registry.parse_papers)")
     out: list[tuple[str, Path]] = []
     if include_start and registry.START_HERE.exists():
         out.append(("start_here", registry.START_HERE))
@@ -144,6 +155,8 @@ def _stop(job: _Job) -> None:
 
 def kill_tagged(token: str) -> int:
     """SIGKILL every process whose environment holds ``ICML26_RUN_TOKEN=token`` (Linux ``/proc``); return the count."""
+    if not isinstance(token, str) or not re.fullmatch(r"[0-9a-f]{16,}", token):
+        raise ValueError(f"token must be the hex run token a worker was started with; got {token!r}")
     needle = f"{TOKEN_VAR}={token}".encode()
     killed = 0
     for entry in Path("/proc").glob("[0-9]*"):
@@ -177,9 +190,26 @@ def _collect(job: _Job, timed_out: bool) -> NotebookRun:
     return run
 
 
+def _check_parameters(parameters) -> dict:
+    if not isinstance(parameters, Mapping):
+        raise TypeError(f"parameters must be a mapping of notebook parameters; got {type(parameters).__name__}")
+    if "SCALE" in parameters:
+        try:
+            check_scale(parameters["SCALE"])
+        except ValueError as exc:
+            raise ValueError(f"parameters['SCALE']: {exc}") from None
+    if "SEED" in parameters:
+        checks.seed("parameters['SEED']", parameters["SEED"])
+    return dict(parameters)
+
+
 def execute_one(path: Path, out_dir: Path, parameters: dict, timeout: float, html: bool = True,
                 env: dict | None = None) -> NotebookRun:
     """Execute one notebook in a fresh worker process; never raises for a failing notebook."""
+    path = checks.path("path", path, kind="file")
+    out_dir = checks.path("out_dir", out_dir)
+    parameters = _check_parameters(parameters)
+    timeout = checks.positive_number("timeout", timeout)
     job = _start(path, out_dir, parameters, timeout, html, env)
     try:
         job.proc.wait(timeout=timeout + 30)
@@ -194,6 +224,7 @@ def execute_one(path: Path, out_dir: Path, parameters: dict, timeout: float, htm
 
 def classify(raised: bool, records: list[dict], declared: bool, timed_out: bool = False) -> str:
     """A notebook's status from whether it raised, what it recorded and whether it declares claims."""
+    records = checks.mapping_items("records", records)
     if timed_out:
         return "timeout"
     if any(r.get("unexplained") for r in records):
@@ -230,11 +261,14 @@ def run_notebooks(items: list[tuple[str, Path]], out_dir: str | os.PathLike, sca
     :class:`RunInterrupted` holding the runs that finished (the caller saves and reports them).
     """
     check_scale(scale)
-    if jobs < 1:
-        raise ValueError(f"jobs must be >= 1; got {jobs}")
-    if timeout <= 0:
-        raise ValueError(f"timeout must be positive seconds; got {timeout}")
-    out_dir = Path(out_dir)
+    checks.positive_int("jobs", jobs)
+    timeout = checks.positive_number("timeout", timeout)
+    checks.seed("seed", seed)
+    if isinstance(items, (str, bytes)) or not all(isinstance(i, (tuple, list)) and len(i) == 2 for i in items):
+        raise TypeError("items must be a list of (paper slug, notebook path) pairs")
+    for _, nb in items:
+        checks.path("items", nb, kind="file")
+    out_dir = checks.path("out_dir", out_dir)
     params = {"SCALE": scale, "SEED": seed, "DEVICE": device}
     runs: list[NotebookRun | None] = [None] * len(items)
     pending = list(range(len(items)))
@@ -287,15 +321,21 @@ def _display_path(path) -> str:
 
 def save_runs(runs: list[NotebookRun], out_dir: str | os.PathLike) -> Path:
     """Write ``runs.json`` and the merged ``claims.jsonl`` into ``out_dir`` atomically."""
-    out_dir = Path(out_dir)
+    _check_runs(runs)
+    out_dir = checks.path("out_dir", out_dir)
     atomic.write_text(out_dir / "claims.jsonl",
                       "".join(json.dumps(r, sort_keys=True) + "\n" for run in runs for r in run.records))
     return atomic.write_json(out_dir / "runs.json", [asdict(r) for r in runs])
 
 
+def _check_runs(runs) -> None:
+    if isinstance(runs, (str, bytes)) or not all(isinstance(r, NotebookRun) for r in runs):
+        raise TypeError("runs must be a list of NotebookRun")
+
+
 def load_runs(out_dir: str | os.PathLike) -> list[NotebookRun]:
     """Read ``runs.json`` back; an absent file gives ``[]``, a corrupt one raises ``ValueError`` naming it."""
-    path = Path(out_dir) / "runs.json"
+    path = checks.path("out_dir", out_dir) / "runs.json"
     if not path.exists():
         return []
     try:
@@ -310,6 +350,7 @@ def load_runs(out_dir: str | os.PathLike) -> list[NotebookRun]:
 
 def summary(runs: list[NotebookRun]) -> str:
     """A one-screen text summary: each notebook's status and time, then claim counts."""
+    _check_runs(runs)
     lines = [f"{'notebook':58s} {'status':10s} {'seconds':>8s}  claims"]
     for r in runs:
         counts = _count(r.records)
@@ -365,15 +406,17 @@ def _worker(nb_path: str, stem: str, params: dict, timeout: float, html: bool) -
 
 
 def _to_html(ipynb: Path) -> str | None:
-    """Convert an executed notebook to HTML next to it (atomically); return the file's name."""
-    try:
-        import nbformat
-        from nbconvert import HTMLExporter
+    """Convert an executed notebook to offline HTML next to it (atomically); return the file's name.
 
-        body, _ = HTMLExporter().from_notebook_node(nbformat.read(ipynb, as_version=4))
+    The build folder (the parent of ``notebooks/``) holds the shared MathJax copy the pages typeset with.
+    """
+    from icml26.site import notebook_html
+
+    build_dir = next((p.parent for p in ipynb.parents if p.name == "notebooks"), ipynb.parent)
+    try:
+        out = notebook_html(ipynb, ipynb.with_suffix(".html"), build_dir)
     except Exception:  # an export failure must not hide the notebook's own status
         return None
-    out = atomic.write_text(ipynb.with_suffix(".html"), body)
     return out.name
 
 

@@ -135,6 +135,16 @@ class Runtime:
     started: float = field(default_factory=time.perf_counter, compare=False, repr=False)
     threads: int | None = None
 
+    def __post_init__(self):
+        check_scale(self.scale)
+        if isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer)) or self.seed < 0:
+            raise ValueError(f"seed must be a non-negative integer; got {self.seed!r}")
+        if not isinstance(self.device, torch.device):
+            raise TypeError(f"device must be a torch.device (setup() resolves strings); got {self.device!r}")
+        if self.threads is not None and (isinstance(self.threads, bool) or not isinstance(self.threads, int)
+                                         or self.threads < 1):
+            raise ValueError(f"threads must be a positive integer or None; got {self.threads!r}")
+
     def __repr__(self) -> str:
         threads = f", threads={self.threads}" if self.threads else ""
         return f"Runtime(scale={self.scale!r}, seed={self.seed}, device={self.device.type!r}{threads})"

@@ -1,13 +1,17 @@
 """Serve notebooks on loopback for people and for the browser tests: Voila pages and JupyterLab.
 
 Servers get a free port (never a fixed one), a temporary configuration with news, update checks and
-the extension manager's fetches turned off, and are stopped with their whole process group.
+the extension manager's fetches turned off, and are stopped with their whole process group; the
+temporary folders each start makes are removed when it stops. JupyterLab runs with a random token and
+its XSRF check on, so no other local process can start kernels on it without the credential.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import secrets
+import shutil
 import signal
 import socket
 import subprocess
@@ -45,11 +49,13 @@ def quiet_settings_dir() -> Path:
 
 @dataclass
 class Server:
-    """A running server: its process, URL and log file."""
+    """A running server: its process, URL, access token (``""`` for Voila) and log file."""
 
     process: subprocess.Popen
     url: str
     log: Path
+    token: str = ""
+    temporary: tuple = ()
 
     def stop(self) -> None:
         if self.process.poll() is None:
@@ -61,14 +67,24 @@ class Server:
                     os.killpg(self.process.pid, signal.SIGKILL)
                 except ProcessLookupError:
                     pass
+        for folder in self.temporary:
+            shutil.rmtree(folder, ignore_errors=True)
+
+    def link(self, path: str) -> str:
+        """A URL under this server that carries the token (for a browser)."""
+        sep = "&" if "?" in path else "?"
+        return f"{self.url}{path}{sep}token={self.token}" if self.token else f"{self.url}{path}"
+
+    def _request(self, path: str, method: str = "GET"):
+        headers = {"Authorization": f"token {self.token}"} if self.token else {}
+        return urllib.request.Request(f"{self.url}{path}", method=method, headers=headers)
 
     def shutdown_kernels(self) -> int:
         """Shut down every kernel this server runs (Jupyter's REST API); return how many."""
-        with urllib.request.urlopen(f"{self.url}/api/kernels", timeout=10) as resp:
+        with urllib.request.urlopen(self._request("/api/kernels"), timeout=10) as resp:
             kernels = json.loads(resp.read())
         for k in kernels:
-            req = urllib.request.Request(f"{self.url}/api/kernels/{k['id']}", method="DELETE")
-            with urllib.request.urlopen(req, timeout=30):
+            with urllib.request.urlopen(self._request(f"/api/kernels/{k['id']}", "DELETE"), timeout=30):
                 pass
         return len(kernels)
 
@@ -76,16 +92,16 @@ class Server:
         return self.log.read_text(errors="replace") if self.log.exists() else ""
 
 
-def _command(kind: str, port: int, target: Path) -> list[str]:
+def _command(kind: str, port: int, target: Path, token: str, workspaces: Path) -> list[str]:
     common = ["--no-browser", f"--port={port}", "--ServerApp.ip=127.0.0.1", "--ServerApp.port_retries=0"]
     if kind == "voila":
         return [sys.executable, "-m", "voila", str(target), *common, "--Voila.ip=127.0.0.1",
                 "--show_tracebacks=True"]
     if kind == "lab":
         return [sys.executable, "-m", "jupyterlab", *common, f"--ServerApp.root_dir={target}",
-                "--IdentityProvider.token=", "--ServerApp.password=", "--LabApp.extension_manager=readonly",
-                "--LabApp.news_url=None", "--ServerApp.disable_check_xsrf=True", "--ServerApp.allow_root=True",
-                f"--LabApp.workspaces_dir={tempfile.mkdtemp(prefix='icml26-lab-ws-')}"]
+                f"--IdentityProvider.token={token}", "--ServerApp.password=", "--LabApp.extension_manager=readonly",
+                "--LabApp.news_url=None", "--ServerApp.allow_root=True", f"--LabApp.workspaces_dir={workspaces}",
+                "--ContentsManager.pre_save_hook=icml26.notebook_tidy.strip_on_save"]
     raise ValueError(f"kind must be 'voila' or 'lab'; got {kind!r}")
 
 
@@ -94,20 +110,28 @@ def start(kind: str, target: str | os.PathLike, timeout: float = 90, env: dict |
 
     Raises ``RuntimeError`` with the server's log when it does not answer within ``timeout`` seconds.
     """
-    target = Path(target).resolve()
-    if not target.exists():
-        raise ValueError(f"target {target} must be an existing notebook or folder")
+    from icml26 import checks
+
+    if kind not in ("voila", "lab"):
+        raise ValueError(f"kind must be 'voila' or 'lab'; got {kind!r}")
+    target = checks.path("target", target, must_exist=True).resolve()
+    timeout = checks.positive_number("timeout", timeout)
     port = free_port()
-    log = Path(tempfile.mkdtemp(prefix=f"icml26-{kind}-")) / "server.log"
-    child_env = {**os.environ, "JUPYTERLAB_SETTINGS_DIR": str(quiet_settings_dir()), "MPLBACKEND": INLINE_BACKEND,
+    logs = Path(tempfile.mkdtemp(prefix=f"icml26-{kind}-"))
+    settings = quiet_settings_dir()
+    workspaces = Path(tempfile.mkdtemp(prefix="icml26-lab-ws-"))
+    token = secrets.token_hex(24) if kind == "lab" else ""
+    log = logs / "server.log"
+    child_env = {**os.environ, "JUPYTERLAB_SETTINGS_DIR": str(settings), "MPLBACKEND": INLINE_BACKEND,
                  **(env or {})}
     child_env.pop("ICML26_HEADLESS", None)  # a person (or a browser) drives these widgets
     with open(log, "w") as fh:
-        proc = subprocess.Popen(_command(kind, port, target), stdout=fh, stderr=subprocess.STDOUT, env=child_env,
-                                cwd=target if target.is_dir() else target.parent, start_new_session=True)
-    server = Server(proc, f"http://127.0.0.1:{port}", log)
+        proc = subprocess.Popen(_command(kind, port, target, token, workspaces), stdout=fh, stderr=subprocess.STDOUT,
+                                env=child_env, cwd=target if target.is_dir() else target.parent,
+                                start_new_session=True)
+    server = Server(proc, f"http://127.0.0.1:{port}", log, token, (logs, settings, workspaces))
     deadline = time.monotonic() + timeout
-    probe = server.url + ("/lab" if kind == "lab" else "/")
+    probe = server.link("/lab" if kind == "lab" else "/")
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             break
@@ -116,16 +140,17 @@ def start(kind: str, target: str | os.PathLike, timeout: float = 90, env: dict |
                 return server
         except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
             time.sleep(0.5)
+    text = server.log_text()
     server.stop()
-    raise RuntimeError(f"{kind} server did not answer at {probe} within {timeout:.0f} s; its log:\n{server.log_text()}")
+    raise RuntimeError(f"{kind} server did not answer at {server.url} within {timeout:.0f} s; its log:\n{text}")
 
 
 def explorer_path(slug: str) -> Path:
     """The explorer notebook of a paper (one of :data:`registry.EXPLORERS`)."""
     registry.get(slug)
     if slug not in registry.EXPLORERS:
-        raise ValueError(f"paper {slug!r} has no explorer page; explorers: {', '.join(registry.EXPLORERS)}")
+        raise ValueError(f"slug {slug!r} has no explorer page; explorers: {', '.join(registry.EXPLORERS)}")
     path = registry.NOTEBOOKS / registry.EXPLORERS[slug]
     if not path.exists():
-        raise ValueError(f"the explorer of {slug!r} ({path.name}) is not built yet")
+        raise ValueError(f"the explorer of slug {slug!r} ({path.name}) is not built yet")
     return path

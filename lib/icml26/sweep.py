@@ -45,6 +45,17 @@ class Task:
     module: str | None = None
     """The package holding ``experiment`` and ``claims`` (default: the registered paper's)."""
 
+    def __post_init__(self):
+        from icml26 import checks
+        from icml26.runtime import check_scale
+
+        if not isinstance(self.paper, str) or not self.paper:
+            raise ValueError(f"paper must be a paper's slug; got {self.paper!r}")
+        check_scale(self.scale)
+        checks.seed("seed", self.seed)
+        if not isinstance(self.device, str):
+            raise TypeError(f"device must be a device string such as 'cpu'; got {self.device!r}")
+
     @property
     def name(self) -> str:
         return f"{self.paper}/{self.scale}/seed {self.seed}"
@@ -92,8 +103,19 @@ class SweepResult:
         return out
 
 
+def _check_tasks(tasks) -> list[Task]:
+    if isinstance(tasks, (str, bytes)) or not all(isinstance(t, Task) for t in tasks):
+        raise TypeError("tasks must be a list of sweep.Task")
+    tasks = list(tasks)
+    if not tasks:
+        raise ValueError("tasks must hold at least one (paper, seed)")
+    return tasks
+
+
 def run_task(task: Task, threads: int | None = None) -> dict:
     """Run one task in this process; return its claim measurements (:func:`icml26.claims.seed_run`)."""
+    if not isinstance(task, Task):
+        raise TypeError(f"task must be a sweep.Task; got {type(task).__name__}")
     from icml26.claims import seed_run
     from icml26.runtime import setup
 
@@ -125,10 +147,10 @@ def _kill_group(proc: subprocess.Popen) -> None:
 def run_local(tasks: list[Task], jobs: int = 2, progress: bool = True,
               on_done: Callable[[Outcome], None] | None = None) -> SweepResult:
     """Run ``tasks`` in worker processes, ``jobs`` at a time (see the module docstring)."""
-    if jobs < 1:
-        raise ValueError(f"jobs must be >= 1; got {jobs}")
-    if not tasks:
-        raise ValueError("tasks must hold at least one (paper, seed)")
+    from icml26 import checks
+
+    checks.positive_int("jobs", jobs)
+    tasks = _check_tasks(tasks)
     result = SweepResult()
     queue = list(tasks)
     running: dict[subprocess.Popen, tuple[Task, Path, float]] = {}
@@ -198,12 +220,13 @@ CONNECT_TIMEOUT = "8s"
 def run_dask(tasks: list[Task], address: str, progress: bool = True,
              on_done: Callable[[Outcome], None] | None = None) -> SweepResult:
     """Send ``tasks`` to the Dask scheduler at ``address`` and gather their measurements."""
+    tasks = _check_tasks(tasks)
+    if not isinstance(address, str) or "://" not in address:
+        raise ValueError(f"address must be a scheduler address such as tcp://HOST:8786; got {address!r}")
     try:
         from distributed import Client, as_completed
     except ImportError:
         raise ValueError("cluster needs dask.distributed: pip install 'icml26[cluster]'") from None
-    if not tasks:
-        raise ValueError("tasks must hold at least one (paper, seed)")
     result = SweepResult()
     try:
         client = Client(address, timeout=CONNECT_TIMEOUT)

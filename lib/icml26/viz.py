@@ -36,8 +36,12 @@ def use_style() -> None:
 
 def figure(ncols: int = 1, nrows: int = 1, width: float = 4.0, height: float = 3.2, **kwargs):
     """A new figure with ``nrows x ncols`` axes of ``width x height`` inches each, in our style."""
-    if ncols < 1 or nrows < 1:
-        raise ValueError(f"ncols and nrows must be >= 1; got ncols={ncols}, nrows={nrows}")
+    from icml26 import checks
+
+    checks.positive_int("ncols", ncols)
+    checks.positive_int("nrows", nrows)
+    checks.positive_number("width", width)
+    checks.positive_number("height", height)
     with plt.rc_context(STYLE):
         fig, axes = plt.subplots(nrows, ncols, figsize=(width * ncols, height * nrows),
                                  squeeze=False, layout="constrained", **kwargs)
@@ -50,6 +54,7 @@ def signature(fig) -> str:
     Two figures with the same signature look the same; the headless widget check uses it to prove
     that moving a control changed the picture.
     """
+    _check_figure(fig)
     if hasattr(fig, "to_json"):  # plotly
         return hashlib.sha1(fig.to_json().encode()).hexdigest()
     buf = io.BytesIO()
@@ -57,8 +62,15 @@ def signature(fig) -> str:
     return hashlib.sha1(buf.getvalue()).hexdigest()
 
 
+def _check_figure(fig) -> None:
+    if not (hasattr(fig, "savefig") or hasattr(fig, "to_json")):
+        raise TypeError(f"fig must be a matplotlib or plotly figure; got {type(fig).__name__}")
+
+
 def plotly_layout(fig, title: str | None = None):
     """Apply the companion's look to a plotly figure (white template, our colours)."""
+    if not hasattr(fig, "update_layout"):
+        raise TypeError(f"fig must be a plotly figure; got {type(fig).__name__}")
     fig.update_layout(template="plotly_white", colorway=list(PALETTE), title=title,
                       margin=dict(l=40, r=20, t=40 if title else 20, b=40))
     return fig

@@ -2,8 +2,8 @@
 
 ``explore(plot_fn, controls, **defaults)``
 
-* draws ``plot_fn(**defaults)`` once as a static figure, so executed notebooks, HTML exports and
-  CI logs always show a result;
+* in a headless run, draws ``plot_fn(**defaults)`` once as a static figure, so executed notebooks,
+  HTML exports and CI logs always show a result; in a live frontend it shows only the live figure;
 * builds core ipywidgets controls with an ``Output`` that redraws the figure under a one-line text
   caption (``a=1, b=2``) on every change; a browser test can wait on that caption;
 * in a headless run (``ICML26_HEADLESS=1``, set by the runner and the tests, or outside IPython)
@@ -80,6 +80,10 @@ def _other_value(widget):
 
 class Explorer:
     """An interactive figure: ``controls`` drive ``plot_fn``; ``set`` moves them from code."""
+
+    def __repr__(self) -> str:
+        name = getattr(self.plot_fn, "__name__", "plot")
+        return f"Explorer({name}: {self.caption or ', '.join(self.controls)})"
 
     def __init__(self, plot_fn: Callable, controls: Mapping, defaults: Mapping):
         import ipywidgets as w
@@ -160,6 +164,8 @@ class Explorer:
 
 def mime_bundle(fig) -> dict:
     """A figure as a Jupyter MIME bundle: PNG for matplotlib, the plotly bundle for plotly figures."""
+    if not (hasattr(fig, "savefig") or hasattr(fig, "to_json")):
+        raise TypeError(f"fig must be a matplotlib or plotly figure; got {type(fig).__name__}")
     if hasattr(fig, "_repr_mimebundle_") and hasattr(fig, "to_json"):  # plotly
         return fig._repr_mimebundle_()
     import base64
@@ -183,20 +189,22 @@ def _close(fig) -> None:
 
 def explore(plot_fn: Callable, controls: Mapping, *, check: Sequence[str] | None = None,
             show: bool = True, **defaults) -> Explorer:
-    """Show ``plot_fn(**defaults)`` statically, then the live explorer; headless, test its wiring.
+    """Show the live explorer (in a frontend) or ``plot_fn(**defaults)`` as a static figure (headless,
+    where the wiring is then tested by moving every control from code).
 
     ``controls`` maps each keyword of ``plot_fn`` to ``(low, high, step)``, a list of options, a
     bool or a ready ipywidget. ``check`` limits which controls the headless check moves
-    (default: all of them).
+    (default: all of them). The explorer is returned; end the cell with ``;`` (or assign it) so that
+    its text form is not printed.
     """
     explorer = Explorer(plot_fn, controls, defaults)
-    fig = explorer.render()
-    if show:
-        from IPython.display import display
-
-        display(fig)
-    _close(fig)
     if is_headless():
+        fig = explorer.render()
+        if show:
+            from IPython.display import display
+
+            display(fig)
+        _close(fig)
         explorer.check_wiring(check)
     elif show:
         from IPython.display import display

@@ -35,6 +35,8 @@ class Probe:
     extra: list = field(default_factory=list)
     """(argument, bad value, label) triples checked beside the automatic ones."""
     name: str | None = None
+    run_valid: bool = True
+    """False where the valid call needs what a test cannot give cheaply (a server, a cluster, a GPU)."""
 
     @property
     def qualname(self) -> str:

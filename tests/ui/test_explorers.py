@@ -67,7 +67,7 @@ def test_explorer_in_voila(slug, page, voila):
 @pytest.mark.parametrize("slug", EXPLORERS)
 def test_explorer_in_jupyterlab(slug, page, lab):
     # ?reset: a fresh workspace, so the tab of the previous explorer is not restored and run instead
-    page.goto(f"{lab.url}/lab/tree/{PAGES[slug]}?reset", wait_until="domcontentloaded")
+    page.goto(lab.link(f"/lab/tree/{PAGES[slug]}?reset"), wait_until="domcontentloaded")
     page.wait_for_selector(".jp-Notebook .jp-Cell")
     # the kernel must be connected and idle before Run All, or the run can be lost
     page.get_by_text(re.compile(r"Python 3 \(ipykernel\) \| Idle")).first.wait_for(timeout=180_000)
@@ -77,3 +77,24 @@ def test_explorer_in_jupyterlab(slug, page, lab):
         move_first_slider_and_check(page, SHOTS / f"{slug}_lab.png")
     finally:
         lab.shutdown_kernels()  # one explorer's kernel must not slow the next one down
+
+
+def test_jupyterlab_refuses_a_request_without_its_token(lab):
+    import urllib.error
+    import urllib.request
+
+    req = urllib.request.Request(f"{lab.url}/api/kernels", method="POST", data=b"{}")
+    with pytest.raises(urllib.error.HTTPError) as exc:
+        urllib.request.urlopen(req, timeout=10)
+    assert exc.value.code in (401, 403)
+    assert lab.token and len(lab.token) >= 32
+
+
+def test_a_stopped_server_leaves_no_temporary_folders():
+    from icml26 import serve
+
+    server = serve.start("voila", registry.START_HERE, timeout=90)
+    folders = server.temporary
+    assert folders and all(f.exists() for f in folders)
+    server.stop()
+    assert not any(f.exists() for f in folders)

@@ -1,0 +1,84 @@
+"""The validators: each accepts what it should, and names the argument and the expectation otherwise."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from icml26 import checks
+
+
+@pytest.mark.parametrize("fn,good,bad", [
+    (checks.positive_int, [1, np.int64(3)], [0, -1, 1.5, True, "2", None]),
+    (checks.nonnegative_int, [0, 5], [-1, 0.5, False]),
+    (checks.seed, [0, 123], [-1, 1.0, True]),
+    (checks.finite_number, [0, -2.5, np.float32(1)], [math.nan, math.inf, "1", None, True]),
+    (checks.positive_number, [1e-9, 3], [0, -1, math.nan, math.inf]),
+    (checks.nonnegative_number, [0.0, 2], [-1e-9, math.nan]),
+    (checks.probability, [0, 0.5, 1], [-0.1, 1.1, math.nan]),
+])
+def test_scalar_validators(fn, good, bad):
+    for v in good:
+        fn("arg", v)
+    for v in bad:
+        with pytest.raises(ValueError, match=r"^arg must"):
+            fn("arg", v)
+
+
+def test_in_range_with_open_ends_and_bounds_checked():
+    assert checks.in_range("p", 0.5, 0, 1, low_open=True) == 0.5
+    with pytest.raises(ValueError, match=r"p must lie in \(0, 1\]"):
+        checks.in_range("p", 0.0, 0, 1, low_open=True)
+    with pytest.raises(ValueError, match="high must be >= low"):
+        checks.in_range("p", 0.5, 1, 0)
+
+
+def test_tensor_and_array_shapes_finiteness_and_emptiness():
+    x = torch.ones(3, 4)
+    assert checks.tensor("x", x, ndim=2, shape=(None, 4)) is x
+    for bad, match in [(torch.ones(3), "2 dimension"), (torch.ones(3, 5), r"shape \(\*, 4\)"),
+                       (torch.ones(0, 4), "not be empty"), (torch.tensor([[1.0, math.nan, 0, 0]] * 3), "3 NaN")]:
+        with pytest.raises(ValueError, match=match):
+            checks.tensor("x", bad, ndim=2, shape=(None, 4))
+    with pytest.raises(TypeError, match="x must be a torch.Tensor"):
+        checks.tensor("x", [1.0])
+    with pytest.raises(ValueError, match="hold int"):
+        checks.tensor("x", x, dtype_kind="int")
+    assert checks.array("a", [1.0, 2.0], ndim=1).shape == (2,)
+    with pytest.raises(ValueError, match="1 infinite"):
+        checks.array("a", [1.0, math.inf])
+    with pytest.raises(TypeError, match="numeric"):
+        checks.array("a", [object()])
+
+
+def test_probability_vector_and_choices_and_lengths():
+    checks.probability_vector("p", torch.tensor([0.25, 0.75]))
+    with pytest.raises(ValueError, match="sum to 1"):
+        checks.probability_vector("p", torch.tensor([0.5, 0.6]))
+    with pytest.raises(ValueError, match="non-negative"):
+        checks.probability_vector("p", torch.tensor([-0.5, 1.5]))
+    assert checks.one_of("mode", "a", ["a", "b"]) == "a"
+    with pytest.raises(ValueError, match="mode must be one of 'a', 'b'"):
+        checks.one_of("mode", "c", ["a", "b"])
+    assert checks.same_length(["x", "y"], [[1, 2], [3, 4]]) == 2
+    with pytest.raises(ValueError, match="x has 2, y has 1"):
+        checks.same_length(["x", "y"], [[1, 2], [3]])
+
+
+def test_config_device_path_and_tolerance(tmp_path):
+    checks.config("cfg", {"a": 1}, required=["a"], allowed=["a", "b"])
+    with pytest.raises(ValueError, match="lacks the key"):
+        checks.config("cfg", {}, required=["a"])
+    with pytest.raises(ValueError, match="unknown key"):
+        checks.config("cfg", {"a": 1, "z": 2}, required=["a"], allowed=["b"])
+    assert checks.device("device", "cpu").type == "cpu"
+    with pytest.raises(ValueError, match="device"):
+        checks.device("device", "gpu")
+    with pytest.raises(ValueError, match="must be an existing file"):
+        checks.path("p", tmp_path / "none", kind="file")
+    with pytest.raises(ValueError, match="cannot be reached in torch.float32"):
+        checks.reachable_tolerance("tol", 1e-12, torch.float32)
+    assert checks.reachable_tolerance("tol", 1e-12, torch.float64) == 1e-12
+    with pytest.raises(ValueError, match=r"rows\[1\] must be a mapping"):
+        checks.mapping_items("rows", [{"a": 1}, 3], ["a"])
