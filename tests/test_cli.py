@@ -96,3 +96,23 @@ def test_run_checks_a_built_papers_quick_claims_without_jupyter(slug, capsys, tm
     assert not any(r["unexplained"] for r in lines)
     assert all(r["kind"] in ("paper", "check") for r in lines)
     assert len(record.read_text().splitlines()) == len(lines)
+
+
+def test_the_same_seed_gives_identical_records_across_processes():
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "ICML26_THREADS": "1"}
+    outs = []
+    for _ in range(2):
+        proc = subprocess.run([sys.executable, "-m", "icml26", "run", "ssn_games", "--device", "cpu", "--json"],
+                              capture_output=True, text=True, env=env, timeout=600)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        outs.append({r["claim"]: r["values"] for r in map(json.loads, proc.stdout.splitlines())
+                     if r["kind"] == "paper" or r["kind"] == "check"})
+    timing = {"scaling_time_ratio"}  # wall-clock ratios are measured, not seeded
+    assert {k: v for k, v in outs[0].items() if k not in timing} == {k: v for k, v in outs[1].items()
+                                                                      if k not in timing}
+    assert all(r for r in outs[0].values())
