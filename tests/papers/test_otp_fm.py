@@ -270,3 +270,157 @@ def test_closed_form_checks_pass_their_thresholds():
 def test_bad_input_raises_value_error(call):
     with pytest.raises(ValueError):
         call()
+
+
+# ---------------------------------------------------------------- MeanFlow, Sinkhorn, OT on the device
+def test_meanflow_residual_is_fm_on_the_diagonal_and_its_jvp_is_the_total_derivative():
+    from icml26.papers.otp_fm.networks import meanflow_residual
+
+    torch.manual_seed(0)
+    net = VelocityMLP(2, hidden=16, depth=2, embed=16, interval=True).double()
+    x, u = torch.randn(8, 2, dtype=DT), torch.randn(8, 2, dtype=DT)
+    t = torch.rand(8, dtype=DT) * 0.5
+    # on the diagonal t2 = t the residual is plain flow matching |V(x, t, 0) - u|^2
+    assert torch.allclose(meanflow_residual(net, x, t, u, t), (net(x, t, torch.zeros(8, dtype=DT)) - u).pow(2).sum(-1))
+    # off the diagonal: target u + (t2 - t) dV/dt along the flow, dV/dt by a finite difference
+    t2 = t + 0.3
+    h = 1e-6
+    fd = (net(x + h * u, t + h, t2 - t - h) - net(x - h * u, t - h, t2 - t + h)) / (2 * h)
+    target = u + (t2 - t)[:, None] * fd
+    assert torch.allclose(meanflow_residual(net, x, t, u, t2), (net(x, t, t2 - t) - target).pow(2).sum(-1), atol=1e-6)
+
+
+def test_meanflow_training_learns_a_constant_field_with_ema_and_clipping():
+    torch.manual_seed(0)
+    net = VelocityMLP(2, hidden=16, depth=1, embed=16, interval=True)
+    target = torch.tensor([1.0, -2.0])
+    net, info = fit_velocity(net, lambda i: (torch.randn(64, 2), torch.rand(64), target.expand(64, 2)), 200, lr=1e-2,
+                             loss="meanflow", weighting="adaptive", ema_decay=0.9, clip=1.0)
+    assert info["losses"][-1] < 0.05 * info["losses"][0]
+    assert torch.allclose(net(torch.zeros(4, 2), 0.2, 0.5), target.expand(4, 2), atol=0.2)
+
+
+def test_sinkhorn_divergence_gradient_is_the_unrolled_gradient():
+    from icml26.transport import sinkhorn_divergence
+    from icml26.transport.metrics import sinkhorn_potentials
+
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(30, 2, generator=g, dtype=DT).requires_grad_(True)
+    y = torch.randn(25, 2, generator=g, dtype=DT) + 1
+
+    def unrolled(a, b):  # every Sinkhorn iteration on the autograd tape
+        c = torch.cdist(a, b).pow(2) / 2
+        la = torch.full((a.shape[0],), -math.log(a.shape[0]), dtype=DT)
+        lb = torch.full((b.shape[0],), -math.log(b.shape[0]), dtype=DT)
+        f, gg = torch.zeros_like(la), torch.zeros_like(lb)
+        for _ in range(400):
+            f = -0.1 * torch.logsumexp(lb[None] + (gg[None] - c) / 0.1, 1)
+            gg = -0.1 * torch.logsumexp(la[:, None] + (f[:, None] - c) / 0.1, 0)
+        return (f * la.exp()).sum() + (gg * lb.exp()).sum()
+
+    ref = unrolled(x, y) - 0.5 * (unrolled(x, x) + unrolled(y, y))
+    g_ref, = torch.autograd.grad(ref, x)
+    ours = sinkhorn_divergence(x, y, eps=0.1, iters=400)
+    g_ours, = torch.autograd.grad(ours, x)
+    assert abs(float(ours.detach() - ref.detach())) < 1e-8 and torch.allclose(g_ours, g_ref, atol=1e-6)
+    g_fast, = torch.autograd.grad(sinkhorn_divergence(x, y, eps=0.1, iters=400, debias_target=False), x)
+    assert torch.allclose(g_fast, g_ref, atol=1e-6)  # the data self-term is a constant
+    f, gg, _, _ = sinkhorn_potentials(torch.zeros(2, 3, 4, dtype=DT), 0.5, 3)  # batched cost matrices
+    assert f.shape == (2, 3) and gg.shape == (2, 4)
+
+
+def test_sinkhorn_plan_is_a_near_optimal_coupling_on_the_device_of_its_inputs():
+    from icml26.transport import exact_ot_plan, sinkhorn_plan
+
+    g = torch.Generator().manual_seed(2)
+    x, y = torch.randn(80, 3, generator=g), torch.randn(70, 3, generator=g) + 1
+    plan, exact = sinkhorn_plan(x, y), exact_ot_plan(x, y)
+    c = torch.cdist(x.double(), y.double()).pow(2)
+    assert torch.allclose(plan.sum(1), torch.full((80,), 1 / 80, dtype=DT), atol=1e-4)
+    assert torch.allclose(plan.sum(0), torch.full((70,), 1 / 70, dtype=DT), atol=1e-9)
+    assert float((plan * c).sum()) < 1.01 * float((exact * c).sum())
+    ms = data.rotating_blobs(n=60, T=3, deg_per_step=20.0)
+    assert chain_indices(ms, solver="sinkhorn").shape == (60, 3)
+
+
+# ---------------------------------------------------------------- the efficiency protocol
+def test_time_to_target_rule_is_symmetric_and_uses_the_best_validation_checkpoint():
+    # (seconds, validation W1, held-out W1): the selected checkpoint only changes when validation improves
+    curve_a = [(1.0, 0.9, 0.8), (2.0, 0.5, 0.4), (3.0, 0.6, 0.1), (4.0, 0.4, 0.3)]
+    sel = experiment._running_best(curve_a)
+    assert [h for _, h in sel] == [0.8, 0.4, 0.4, 0.3]  # the lucky 0.1 at a worse validation is never chosen
+    curve_b = [(10.0, 0.7, 0.6), (20.0, 0.3, 0.35)]
+    sel_b = experiment._running_best(curve_b)
+    target = max(sel[-1][1], sel_b[-1][1])
+    assert target == 0.35
+    assert experiment._time_to(sel, target) == 4.0 and experiment._time_to(sel_b, target) == 20.0
+    assert experiment._time_to(sel, 0.01) == math.inf
+
+
+def test_efficiency_fold_runs_both_methods_on_the_same_protocol():
+    import copy
+
+    cfg = copy.deepcopy(experiment.CONFIGS["standard"])
+    cfg.update(hidden=8, depth=1, batch=32, steps_per_segment=2)
+    cfg["efficiency"].update(n=40, batch=16, otp_iters=6, ode_iters=2, evals=2, ode_steps=2)
+    res = experiment._efficiency(cfg, "cpu", 0)
+    fold = res["folds"]["1"]
+    assert set(fold["curves"]) == {"ode", "otp"} and all(len(c) == 2 for c in fold["curves"].values())
+    assert fold["target"] == max(fold["final_w1"].values())
+    assert all(math.isfinite(v) for v in fold["reach_seconds"].values())
+    assert 0 < res["time_ratio"] < math.inf and res["baseline_vs_trivial"] > 0
+
+
+# ---------------------------------------------------------------- real data
+def test_gapminder_from_the_vendored_table_and_from_a_user_file(tmp_path):
+    snaps, years = data.gapminder()
+    assert years == list(range(1952, 2008, 5)) and all(s.shape == (142, 2) for s in snaps)
+    assert float(snaps[-1][:, 1].mean()) > float(snaps[0][:, 1].mean()) + 15  # life expectancy rose
+    f = tmp_path / "mini.csv"
+    f.write_text("country,year,lifeExp,gdpPercap\na,1950,40,1000\nb,1950,50,100\na,1960,45,1000\nb,1960,55,10\n"
+                 "a,1970,60,10000\nb,1970,65,1000\n")
+    snaps, years = data.gapminder(f)
+    assert years == [1950, 1960, 1970]
+    assert torch.allclose(snaps[2], torch.tensor([[4.0, 60.0], [3.0, 65.0]]))
+    f.write_text("year,lifeExp\n1950,40\n")
+    with pytest.raises(ValueError, match="columns"):
+        data.gapminder(f)
+
+
+# ---------------------------------------------------------------- the explorer's shipped models
+def test_shipped_explorer_weights_match_their_checksum_and_load():
+    import hashlib
+
+    from icml26.papers.otp_fm import explorer_models as em
+
+    assert hashlib.sha256(em.WEIGHTS.read_bytes()).hexdigest() == em.SHA256
+    models = em.load_models()
+    assert set(models) == set(em._model_keys(em.SPEC["strengths"]))
+    with pytest.raises(ValueError, match="sha256"):
+        em.load_models(em.WEIGHTS, "0" * 64)
+
+
+def test_explorer_script_reproduces_a_smaller_version_bit_for_bit(tmp_path):
+    from safetensors import safe_open
+
+    from icml26.papers.otp_fm import explorer_models as em
+
+    small = {**em.SPEC, "n": 60, "iters": 8, "ode_iters": 2, "batch": 32}
+    h1 = em.save_models(em.train_models(small), tmp_path / "a.safetensors", small)
+    h2 = em.save_models(em.train_models(small), tmp_path / "b.safetensors", small)
+    assert h1 == h2  # the script is deterministic from its seed
+    with safe_open(str(tmp_path / "a.safetensors"), "pt") as a, safe_open(str(em.WEIGHTS), "pt") as shipped:
+        assert sorted(a.keys()) == sorted(shipped.keys())
+        assert all(a.get_slice(k).get_shape() == shipped.get_slice(k).get_shape() for k in a.keys())
+    loaded = em.load_models(tmp_path / "a.safetensors", h1)
+    assert set(loaded) == set(em.load_models())
+
+
+def test_shipped_explorer_models_interpolate_as_the_experiment_says():
+    from icml26.papers.otp_fm import explore
+
+    otp = explore._w2_observed("otp_s1000")
+    ot_cfm = explore._w2_observed("ot_cfm")
+    held = list(experiment.BLOB_HELD)
+    assert sum(otp[k] for k in held) < sum(ot_cfm[k] for k in held)
+    assert max(otp) < 0.6  # every observed snapshot is matched

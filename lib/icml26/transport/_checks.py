@@ -21,8 +21,8 @@ def as_points(x, name: str, dim: int | None = None) -> torch.Tensor:
 
 
 def positive(value, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-        raise ValueError(f"{name} must be a positive number; got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
+        raise ValueError(f"{name} must be a finite positive number; got {value!r}")
     return float(value)
 
 
@@ -30,3 +30,28 @@ def positive_int(value, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ValueError(f"{name} must be a positive integer; got {value!r}")
     return int(value)
+
+
+def finite_tensor(x, name: str, ndim: int | None = None, nonempty: bool = True) -> torch.Tensor:
+    """``x`` as a finite floating tensor (``ndim`` dimensions, at least one element unless ``nonempty=False``)."""
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor; got {type(x).__name__}")
+    if ndim is not None and x.ndim != ndim:
+        raise ValueError(f"{name} must have {ndim} dimensions; got shape {tuple(x.shape)}")
+    if nonempty and x.numel() == 0:
+        raise ValueError(f"{name} must not be empty; got shape {tuple(x.shape)}")
+    if not x.is_floating_point():
+        raise ValueError(f"{name} must be a floating-point tensor; got dtype {x.dtype}")
+    if not torch.isfinite(x).all():
+        raise ValueError(f"{name} must be finite (no NaN or inf)")
+    return x
+
+
+def marginals(value, name: str = "marginals", min_count: int = 2) -> list:
+    """A list of at least ``min_count`` finite (n_k, d) point clouds sharing d."""
+    if not isinstance(value, (list, tuple)) or len(value) < min_count:
+        raise ValueError(f"{name} must be a list of at least {min_count} (n, d) tensors")
+    d = as_points(value[0], f"{name}[0]").shape[1]
+    for k, m in enumerate(value):
+        as_points(m, f"{name}[{k}]", dim=d)
+    return list(value)

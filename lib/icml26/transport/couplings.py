@@ -3,10 +3,11 @@
 * :func:`exact_ot_plan`: the exact discrete OT plan between two empirical measures;
 * :func:`sample_plan`: i.i.d. index pairs drawn from a plan (the minibatch/full-data OT-CFM sampler);
 * :func:`ot_map_indices`: a deterministic map, the arg-max of each plan row;
+* :func:`sinkhorn_plan`: an entropic OT plan computed in torch on the inputs' device (GPU-friendly);
 * :func:`chain_indices`: multi-marginal tuples built by chaining consecutive OT maps.
 
-The linear program is solved on the CPU in float64 (POT's network simplex); results come back as
-torch tensors on the input's device.
+The exact linear program is solved on the CPU in float64 (POT's network simplex); results come back as
+torch tensors on the input's device. ``solver="sinkhorn"`` keeps the whole coupling on the device.
 """
 
 from __future__ import annotations
@@ -15,9 +16,12 @@ import numpy as np
 import ot
 import torch
 
-from icml26.transport._checks import as_points, positive_int
+from icml26.transport._checks import as_points, positive, positive_int
+from icml26.transport._checks import marginals as check_marginals
+from icml26.transport.metrics import sinkhorn_potentials
 
 COSTS = ("sqeuclidean", "euclidean")
+SOLVERS = ("exact", "sinkhorn")
 
 
 def _weights(w, n: int, name: str) -> np.ndarray:
@@ -46,6 +50,7 @@ def exact_ot_plan(x: torch.Tensor, y: torch.Tensor, a=None, b=None, cost: str = 
     Uniform weights by default. Returns a float64 tensor on ``x``'s device whose rows sum to ``a``
     and columns to ``b``.
     """
+    num_iter_max = positive_int(num_iter_max, "num_iter_max")
     c = cost_matrix(x, y, cost)
     a_np = _weights(a, x.shape[0], "a")
     b_np = _weights(b, y.shape[0], "b")
@@ -90,24 +95,55 @@ def sample_plan(plan: torch.Tensor, n_samples: int, generator: torch.Generator |
     return PlanSampler(plan).sample(n_samples, generator)
 
 
-def ot_map_indices(x: torch.Tensor, y: torch.Tensor, cost: str = "sqeuclidean") -> torch.Tensor:
-    """For each row of ``x``, the index of the ``y`` point that the exact OT plan sends most mass to."""
-    return exact_ot_plan(x, y, cost=cost).argmax(dim=1)
+def sinkhorn_plan(x: torch.Tensor, y: torch.Tensor, rel_eps: float = 0.005, iters: int = 300,
+                  cost: str = "sqeuclidean", scales: int = 10) -> torch.Tensor:
+    """Entropic OT plan (n, m) between uniform empirical measures, in torch on ``x``'s device.
+
+    The regularisation is ``rel_eps`` times the mean cost, so the plan's sharpness does not depend on
+    the data's scale; as ``rel_eps`` -> 0 it tends to the exact plan. eps-scaling: ``scales`` stages
+    from the largest cost down to that eps, each warm-starting the next, then the remaining iterations
+    at the final eps. Log-domain iterations (float64 on the CPU, float32 on a GPU) cost O(n m) each.
+    """
+    rel_eps = positive(rel_eps, "rel_eps")
+    iters = positive_int(iters, "iters")
+    scales = positive_int(scales, "scales")
+    c = cost_matrix(x, y, cost)
+    if x.device.type != "cpu":
+        c = c.float()
+    eps = rel_eps * float(c.mean().clamp_min(1e-12))
+    per = max(iters // (2 * scales), 1)
+    init = None
+    for e in np.geomspace(max(float(c.max()), eps), eps, scales)[:-1]:
+        f, g, _, _ = sinkhorn_potentials(c, float(e), per, init=init)
+        init = (f, g)
+    f, g, log_a, log_b = sinkhorn_potentials(c, eps, max(iters - per * (scales - 1), 1), init=init)
+    return torch.exp(log_a[:, None] + log_b[None, :] + (f[:, None] + g[None, :] - c) / eps).double()
 
 
-def chain_indices(marginals, cost: str = "sqeuclidean") -> torch.Tensor:
+def ot_map_indices(x: torch.Tensor, y: torch.Tensor, cost: str = "sqeuclidean", solver: str = "exact") -> torch.Tensor:
+    """For each row of ``x``, the index of the ``y`` point that the OT plan sends most mass to.
+
+    ``solver="exact"`` uses POT's network simplex (CPU); ``"sinkhorn"`` a sharp entropic plan on the
+    inputs' device (:func:`sinkhorn_plan`).
+    """
+    if solver not in SOLVERS:
+        raise ValueError(f"solver must be one of {SOLVERS}; got {solver!r}")
+    plan = exact_ot_plan(x, y, cost=cost) if solver == "exact" else sinkhorn_plan(x, y, cost=cost)
+    return plan.argmax(dim=1)
+
+
+def chain_indices(marginals, cost: str = "sqeuclidean", solver: str = "exact") -> torch.Tensor:
     """Multi-marginal tuples from chained OT maps: an (n_0, K) index tensor, column k indexing ``marginals[k]``.
 
     Row i starts at point i of the first marginal and follows the arg-max OT map between each pair of
-    consecutive marginals (the "OT-coupled tuples" of multimarginal flow matching).
+    consecutive marginals (the "OT-coupled tuples" of multimarginal flow matching). ``solver`` as in
+    :func:`ot_map_indices`.
     """
-    if not isinstance(marginals, (list, tuple)) or len(marginals) < 2:
-        raise ValueError("marginals must be a list of at least two (n_k, d) tensors")
-    d = as_points(marginals[0], "marginals[0]").shape[1]
-    for k, m in enumerate(marginals):
-        as_points(m, f"marginals[{k}]", dim=d)
+    marginals = check_marginals(marginals)
+    if solver not in SOLVERS:
+        raise ValueError(f"solver must be one of {SOLVERS}; got {solver!r}")
     cols = [torch.arange(marginals[0].shape[0], device=marginals[0].device)]
     for k in range(len(marginals) - 1):
-        step = ot_map_indices(marginals[k], marginals[k + 1], cost)
+        step = ot_map_indices(marginals[k], marginals[k + 1], cost, solver)
         cols.append(step[cols[-1]])
     return torch.stack(cols, dim=1)

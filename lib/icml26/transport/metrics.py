@@ -13,7 +13,7 @@ import numpy as np
 import ot
 import torch
 
-from icml26.transport._checks import as_points, positive, positive_int
+from icml26.transport._checks import as_points, finite_tensor, positive, positive_int
 
 
 def wasserstein(x: torch.Tensor, y: torch.Tensor, p: int = 2, num_iter_max: int = 10_000_000) -> float:
@@ -38,12 +38,12 @@ def _sqrtm_psd(s: torch.Tensor) -> torch.Tensor:
 
 def gaussian_w2(m1, s1, m2, s2) -> float:
     """Closed-form W2 between N(m1, s1) and N(m2, s2) (Bures metric on the covariances)."""
-    m1, m2 = torch.as_tensor(m1, dtype=torch.float64), torch.as_tensor(m2, dtype=torch.float64)
-    s1, s2 = torch.as_tensor(s1, dtype=torch.float64), torch.as_tensor(s2, dtype=torch.float64)
+    m1, m2, s1, s2 = (finite_tensor(torch.as_tensor(v, dtype=torch.float64), name)
+                      for v, name in ((m1, "m1"), (m2, "m2"), (s1, "s1"), (s2, "s2")))
     d = m1.numel()
-    if m2.numel() != d or s1.shape != (d, d) or s2.shape != (d, d):
-        raise ValueError(f"means must have length d and covariances shape (d, d); got d={d}, "
-                         f"{tuple(m2.shape)}, {tuple(s1.shape)}, {tuple(s2.shape)}")
+    for v, name, shape in ((m2, "m2", (d,)), (s1, "s1", (d, d)), (s2, "s2", (d, d))):
+        if tuple(v.reshape(-1).shape if name == "m2" else v.shape) != shape:
+            raise ValueError(f"{name} must have shape {shape} to match m1 (d={d}); got {tuple(v.shape)}")
     r1 = _sqrtm_psd(s1)
     cross = _sqrtm_psd(r1 @ s2 @ r1)
     val = (m1 - m2).pow(2).sum() + torch.trace(s1 + s2 - 2 * cross)
@@ -52,7 +52,8 @@ def gaussian_w2(m1, s1, m2, s2) -> float:
 
 def median_bandwidth(x: torch.Tensor, y: torch.Tensor) -> float:
     """Median pairwise Euclidean distance in the pooled sample (the median heuristic)."""
-    z = torch.cat([x, y]).detach().double()
+    x = as_points(x, "x")
+    z = torch.cat([x, as_points(y, "y", dim=x.shape[1])]).detach().double()
     d = torch.cdist(z, z)
     return float(d[d > 0].median()) if (d > 0).any() else 1.0
 
@@ -104,28 +105,61 @@ def sliced_wasserstein(x: torch.Tensor, y: torch.Tensor, n_projections: int = 50
     return (px - py).abs().pow(p).mean().pow(1.0 / p)
 
 
+def sinkhorn_potentials(c: torch.Tensor, eps: float, iters: int, log_a: torch.Tensor | None = None,
+                        log_b: torch.Tensor | None = None, init: tuple | None = None):
+    """Log-domain Sinkhorn dual potentials (f, g) of the entropic OT problem with cost matrix ``c``.
+
+    ``c`` is (n, m) or batched (..., n, m); uniform weights unless ``log_a``/``log_b`` are given. The
+    iterations run without autograd; the caller takes one differentiable step from the result (the
+    envelope theorem: at the optimum the gradient of OT_eps needs only the final potentials), so the
+    backward pass costs one iteration instead of ``iters``. ``init=(f, g)`` warm-starts the iterations
+    (for eps-scaling, where the potentials of a larger eps start those of a smaller one).
+    """
+    c = finite_tensor(c, "c")
+    if c.ndim < 2:
+        raise ValueError(f"c must be a cost matrix (..., n, m); got shape {tuple(c.shape)}")
+    eps = positive(eps, "eps")
+    iters = positive_int(iters, "iters")
+    n, m = c.shape[-2], c.shape[-1]
+    if log_a is None:
+        log_a = torch.full(c.shape[:-1], -math.log(n), dtype=c.dtype, device=c.device)
+    if log_b is None:
+        log_b = torch.full(c.shape[:-2] + (m,), -math.log(m), dtype=c.dtype, device=c.device)
+    with torch.no_grad():
+        cd = c.detach()
+        f, g = (torch.zeros_like(log_a), torch.zeros_like(log_b)) if init is None else (init[0], init[1])
+        for _ in range(iters):
+            f = -eps * torch.logsumexp(log_b[..., None, :] + (g[..., None, :] - cd) / eps, dim=-1)
+            g = -eps * torch.logsumexp(log_a[..., :, None] + (f[..., :, None] - cd) / eps, dim=-2)
+    return f, g, log_a, log_b
+
+
 def _sinkhorn_cost(x, y, eps: float, iters: int) -> torch.Tensor:
-    """Entropic OT cost OT_eps(x, y) with squared-Euclidean cost / 2, log-domain Sinkhorn."""
+    """Entropic OT cost OT_eps(x, y) with squared-Euclidean cost / 2, log-domain Sinkhorn.
+
+    The potentials come from :func:`sinkhorn_potentials` (no graph). The value is the semi-dual
+    <a, T(g)> + <b, g> with one differentiable soft c-transform T of the fixed g; by the envelope theorem
+    its gradient in ``x`` and ``y`` is that of OT_eps, at the cost of one iteration.
+    """
     c = torch.cdist(x, y).pow(2) / 2
-    n, m = x.shape[0], y.shape[0]
-    log_a = torch.full((n,), -math.log(n), dtype=x.dtype, device=x.device)
-    log_b = torch.full((m,), -math.log(m), dtype=x.dtype, device=x.device)
-    f = torch.zeros(n, dtype=x.dtype, device=x.device)
-    g = torch.zeros(m, dtype=x.dtype, device=x.device)
-    for _ in range(iters):
-        f = -eps * torch.logsumexp(log_b[None, :] + (g[None, :] - c) / eps, dim=1)
-        g = -eps * torch.logsumexp(log_a[:, None] + (f[:, None] - c) / eps, dim=0)
+    _, g, log_a, log_b = sinkhorn_potentials(c, eps, iters)
+    f = -eps * torch.logsumexp(log_b[None, :] + (g[None, :] - c) / eps, dim=1)
     return (f * log_a.exp()).sum() + (g * log_b.exp()).sum()
 
 
-def sinkhorn_divergence(x: torch.Tensor, y: torch.Tensor, eps: float = 0.05, iters: int = 50) -> torch.Tensor:
+def sinkhorn_divergence(x: torch.Tensor, y: torch.Tensor, eps: float = 0.05, iters: int = 50,
+                        debias_target: bool = True) -> torch.Tensor:
     """Debiased Sinkhorn divergence S_eps = OT_eps(x, y) - (OT_eps(x, x) + OT_eps(y, y)) / 2; differentiable.
 
-    Cost |x - y|^2 / 2 (as geomloss with p=2), so S_eps -> W2^2 / 2 as eps -> 0.
+    Cost |x - y|^2 / 2 (as geomloss with p=2), so S_eps -> W2^2 / 2 as eps -> 0. ``debias_target=False``
+    drops the OT_eps(y, y) term, a constant when ``y`` is data: the gradient in ``x`` is unchanged and a
+    training loss saves a third of the work.
     """
     x = as_points(x, "x")
     y = as_points(y, "y", dim=x.shape[1])
     eps = positive(eps, "eps")
     iters = positive_int(iters, "iters")
-    self_terms = _sinkhorn_cost(x, x, eps, iters) + _sinkhorn_cost(y, y, eps, iters)
+    self_terms = _sinkhorn_cost(x, x, eps, iters)
+    if debias_target:
+        self_terms = self_terms + _sinkhorn_cost(y, y, eps, iters)
     return _sinkhorn_cost(x, y, eps, iters) - 0.5 * self_terms

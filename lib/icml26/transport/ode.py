@@ -10,6 +10,8 @@ from __future__ import annotations
 import torch
 from torchdiffeq import odeint
 
+from icml26.transport._checks import finite_tensor, positive, positive_int
+
 FIXED = ("euler", "midpoint", "rk4")
 ADAPTIVE = ("dopri5", "bosh3", "adaptive_heun")
 
@@ -23,15 +25,14 @@ def integrate(velocity, x0: torch.Tensor, times, method: str = "rk4", steps: int
     """
     if not callable(velocity):
         raise ValueError("velocity must be callable as velocity(x, t)")
-    if not isinstance(x0, torch.Tensor) or x0.ndim != 2 or not x0.is_floating_point():
-        raise ValueError(f"x0 must be a floating tensor of shape (B, d); got {getattr(x0, 'shape', type(x0))}")
+    finite_tensor(x0, "x0", ndim=2)
     times = torch.as_tensor(times, dtype=x0.dtype, device=x0.device).reshape(-1)
-    if times.numel() < 2 or not (times[1:] > times[:-1]).all():
-        raise ValueError("times must hold at least two strictly increasing values")
+    if times.numel() < 2 or not torch.isfinite(times).all() or not (times[1:] > times[:-1]).all():
+        raise ValueError("times must hold at least two finite, strictly increasing values")
     if method not in FIXED + ADAPTIVE:
         raise ValueError(f"method must be one of {FIXED + ADAPTIVE}; got {method!r}")
-    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
-        raise ValueError(f"steps must be a positive integer; got {steps!r}")
+    steps = positive_int(steps, "steps")
+    rtol, atol = positive(rtol, "rtol"), positive(atol, "atol")
 
     def f(t, x):
         return velocity(x, t)

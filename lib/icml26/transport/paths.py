@@ -15,13 +15,15 @@ from __future__ import annotations
 
 import torch
 
+from icml26.transport._checks import finite_tensor
+
 
 def _times(t, batch: int, like: torch.Tensor, name: str = "t") -> torch.Tensor:
     if not isinstance(t, torch.Tensor):
         t = torch.as_tensor(t, dtype=like.dtype, device=like.device)
     t = t.to(like.dtype).reshape(-1).contiguous()
     if t.numel() == 1:
-        t = t.expand(batch)
+        t = t.expand(batch).contiguous()
     if t.shape != (batch,):
         raise ValueError(f"{name} must be a scalar or hold one time per tuple ({batch}); got shape {tuple(t.shape)}")
     if not torch.isfinite(t).all():
@@ -40,9 +42,11 @@ def _knots(times, like: torch.Tensor, k: int, min_k: int) -> torch.Tensor:
 
 def linear_path(x0: torch.Tensor, x1: torch.Tensor, t, sigma: float = 0.0, noise: torch.Tensor | None = None):
     """x_t = (1 - t) x0 + t x1 (+ sigma * noise), u_t = x1 - x0. Shapes (B, d); ``t`` scalar or (B,)."""
-    if not isinstance(x0, torch.Tensor) or not isinstance(x1, torch.Tensor) or x0.shape != x1.shape or x0.ndim != 2:
-        raise ValueError("x0 and x1 must be tensors of the same shape (B, d)")
-    if sigma < 0:
+    finite_tensor(x0, "x0", ndim=2)
+    finite_tensor(x1, "x1", ndim=2)
+    if x0.shape != x1.shape:
+        raise ValueError(f"x1 must have the shape of x0 {tuple(x0.shape)}; got {tuple(x1.shape)}")
+    if not 0 <= sigma < float("inf"):
         raise ValueError(f"sigma must be >= 0; got {sigma}")
     t = _times(t, x0.shape[0], x0)[:, None]
     xt = (1 - t) * x0 + t * x1
@@ -54,9 +58,7 @@ def linear_path(x0: torch.Tensor, x1: torch.Tensor, t, sigma: float = 0.0, noise
 
 
 def _check_tuples(xs) -> torch.Tensor:
-    if not isinstance(xs, torch.Tensor) or xs.ndim != 3:
-        raise ValueError(f"xs must be a tensor of shape (B, K, d); got {getattr(xs, 'shape', type(xs))}")
-    return xs
+    return finite_tensor(xs, "xs", ndim=3)
 
 
 def piecewise_linear_path(xs: torch.Tensor, times, t):
@@ -87,6 +89,8 @@ def natural_cubic_spline_coeffs(times, like: torch.Tensor | None = None) -> torc
     like = like if like is not None else torch.zeros((), dtype=torch.float64)
     times = torch.as_tensor(times, dtype=like.dtype, device=like.device).reshape(-1)
     k = times.numel()
+    if not torch.isfinite(times).all():
+        raise ValueError("times must be finite")
     if k < 3:
         raise ValueError(f"times must hold at least 3 knots for a cubic spline; got {k}")
     if not (times[1:] > times[:-1]).all():

@@ -1,8 +1,8 @@
-"""Baselines of OTP-FM (note §4), implemented here on the same network, optimiser and budget:
+"""Baselines of OTP-FM (docs/papers/otp_fm.md, "Baselines"), on the same network, optimiser and budget:
 
 * endpoint CFM (I-CFM between the first and last marginal only);
 * piecewise I-CFM / OT-CFM: pairwise CFM between consecutive marginals, ONE network with global time
-  (note §10), OT-CFM using one precomputed full-dataset EMD plan per pair;
+  (docs/papers/otp_fm.md, "Pitfalls"), OT-CFM using one precomputed full-dataset EMD plan per pair;
 * MMFM: the natural cubic spline through OT-chained multi-marginal tuples, target = its derivative;
 * a MIOFlow-style simulation-based baseline: a neural ODE integrated through all observed times and
   fitted with a Sinkhorn-divergence loss at every observed marginal (backprop through the solver).
@@ -13,10 +13,10 @@ JKOnet, Metric FM, [SF]2M) are not re-implemented; see the notebook for the list
 
 from __future__ import annotations
 
-import time
-
 import torch
 
+from icml26 import checks
+from icml26.papers.otp_fm.networks import training_clock
 from icml26.transport import (
     PlanSampler,
     chain_indices,
@@ -25,20 +25,16 @@ from icml26.transport import (
     integrate,
     sinkhorn_divergence,
 )
+from icml26.transport._checks import marginals as check_marginals
 from icml26.transport.paths import natural_cubic_spline_coeffs
 
 COUPLINGS = ("independent", "ot")
 
 
-def _check_marginals(marginals, times):
-    if not isinstance(marginals, (list, tuple)) or len(marginals) < 2:
-        raise ValueError("marginals must be a list of at least two (n, d) tensors")
-    d = marginals[0].shape[-1]
-    for k, m in enumerate(marginals):
-        if not isinstance(m, torch.Tensor) or m.ndim != 2 or m.shape[1] != d or m.shape[0] < 1:
-            raise ValueError(f"marginals[{k}] must be a tensor of shape (n, {d})")
+def _check_marginals(marginals, times, min_count: int = 2):
+    marginals = check_marginals(marginals, min_count=min_count)
     times = torch.as_tensor(times, dtype=torch.float64).reshape(-1)
-    if times.numel() != len(marginals) or not (times[1:] > times[:-1]).all():
+    if times.numel() != len(marginals) or not torch.isfinite(times).all() or not (times[1:] > times[:-1]).all():
         raise ValueError(f"times must be {len(marginals)} strictly increasing values, one per marginal")
     return times
 
@@ -52,10 +48,9 @@ def piecewise_cfm_sampler(marginals, times, batch: int, generator: torch.Generat
     endpoint CFM.
     """
     times = _check_marginals(marginals, times)
-    if coupling not in COUPLINGS:
-        raise ValueError(f"coupling must be one of {COUPLINGS}; got {coupling!r}")
-    if sigma < 0:
-        raise ValueError(f"sigma must be >= 0; got {sigma}")
+    batch = checks.positive_int("batch", batch)
+    checks.one_of("coupling", coupling, COUPLINGS)
+    sigma = checks.nonnegative_number("sigma", sigma)
     dev = marginals[0].device
     plans = None
     if coupling == "ot":
@@ -94,15 +89,15 @@ def piecewise_cfm_sampler(marginals, times, batch: int, generator: torch.Generat
 def endpoint_cfm_sampler(marginals, times, batch: int, generator: torch.Generator, coupling: str = "independent"):
     """Endpoint-only CFM: ignores every intermediate marginal (two-marginal I-CFM/OT-CFM)."""
     times = _check_marginals(marginals, times)
+    batch = checks.positive_int("batch", batch)
     return piecewise_cfm_sampler([marginals[0], marginals[-1]], [float(times[0]), float(times[-1])], batch,
                                  generator, coupling)
 
 
 def mmfm_sampler(marginals, times, batch: int, generator: torch.Generator, chains: torch.Tensor | None = None):
     """MMFM targets: natural cubic spline through OT-chained tuples, velocity = spline derivative."""
-    times = _check_marginals(marginals, times)
-    if len(marginals) < 3:
-        raise ValueError("MMFM needs at least three marginals")
+    times = _check_marginals(marginals, times, min_count=3)
+    batch = checks.positive_int("batch", batch)
     dev = marginals[0].device
     chains = chain_indices(list(marginals)) if chains is None else chains
     tk = times.to(dev, marginals[0].dtype)
@@ -120,30 +115,44 @@ def mmfm_sampler(marginals, times, batch: int, generator: torch.Generator, chain
 
 
 def fit_neural_ode(net: torch.nn.Module, marginals, times, iters: int, lr: float = 2e-3, batch: int = 256,
-                   steps: int = 40, eps: float = 0.05, sinkhorn_iters: int = 30,
+                   steps: int = 20, eps: float = 0.05, sinkhorn_iters: int = 30, clip: float | None = 1.0,
                    generator: torch.Generator | None = None, callback=None, callback_every: int = 0):
     """MIOFlow-style simulation-based baseline: integrate a neural ODE from mu_0 through all observed
     times (fixed-step RK4, ``steps`` per unit time, gradients through the solver) and minimise the sum
-    of debiased Sinkhorn divergences to each observed marginal. Returns ``(net, info)`` like
-    :func:`~icml26.papers.otp_fm.networks.fit_velocity`."""
+    of Sinkhorn divergences to each observed marginal (the constant data self-term dropped).
+
+    ``clip`` is the gradient-norm clip (backpropagation through the solver has occasional large
+    gradients; None turns it off). Returns ``(net, info)`` like
+    :func:`~icml26.papers.otp_fm.networks.fit_velocity`; ``callback(net, i, seconds)`` every
+    ``callback_every`` steps and after the last, so a caller can keep its best-validation checkpoint.
+    """
     times = _check_marginals(marginals, times)
-    if isinstance(iters, bool) or not isinstance(iters, int) or iters < 1:
-        raise ValueError(f"iters must be a positive integer; got {iters!r}")
+    iters = checks.positive_int("iters", iters)
+    lr = checks.positive_number("lr", lr)
+    batch = checks.positive_int("batch", batch)
+    steps = checks.positive_int("steps", steps)
+    eps = checks.positive_number("eps", eps)
+    sinkhorn_iters = checks.positive_int("sinkhorn_iters", sinkhorn_iters)
+    if clip is not None:
+        checks.positive_number("clip", clip)
     dev = marginals[0].device
     tk = times.to(dev, marginals[0].dtype)
     opt = torch.optim.Adam(net.parameters(), lr=lr)
-    gen = generator if generator is not None else torch.Generator(device=dev).manual_seed(0)
+    gen = generator if generator is not None else torch.Generator().manual_seed(0)
+    clock = training_clock(net)
     losses, train_s = [], 0.0
     for i in range(iters):
-        t0 = time.perf_counter()
+        t0 = clock()
         idx = [torch.randint(0, m.shape[0], (batch,), generator=gen, device=gen.device).to(dev) for m in marginals]
         traj = integrate(lambda x, t: net(x, t), marginals[0][idx[0]], tk, method="rk4", steps=steps, grad=True)
-        loss = sum(sinkhorn_divergence(traj[k], marginals[k][idx[k]], eps=eps, iters=sinkhorn_iters)
-                   for k in range(1, len(marginals)))
+        loss = sum(sinkhorn_divergence(traj[k], marginals[k][idx[k]], eps=eps, iters=sinkhorn_iters,
+                                       debias_target=False) for k in range(1, len(marginals)))
         opt.zero_grad(set_to_none=True)
         loss.backward()
+        if clip is not None:
+            torch.nn.utils.clip_grad_norm_(net.parameters(), clip)
         opt.step()
-        train_s += time.perf_counter() - t0
+        train_s += clock() - t0
         losses.append(float(loss.detach()))
         if callback is not None and callback_every and ((i + 1) % callback_every == 0 or i + 1 == iters):
             callback(net, i + 1, train_s)

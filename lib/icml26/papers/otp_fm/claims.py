@@ -1,22 +1,26 @@
-"""Falsifiable claims of OTP-FM (note §6), read from ``experiment.run``'s results.
+"""Falsifiable claims of OTP-FM, read from ``experiment.run``'s results.
 
-Only the paper's abstract/introduction were available to the note's author, so most claims restate
-mathematical properties of the method (§3 of the note, from the official code's docstrings) and its
-qualitative headline (smoother, better held-out interpolation, faster than simulation); the
-thresholds are the note's.
+The paper claims smoother flows than stitched pairwise flow matching, better interpolation of held-out
+snapshots than the multimarginal baselines (state of the art on its real data sets) and the fastest
+training (abstract; introduction; experiments section). The thresholds follow those words ("better" is
+a ratio below 1) or the companion's docs page (docs/papers/otp_fm.md), where the paper gives no number
+we could read. Identities of the closed-form paths are checks, run and shown apart.
 """
 
 from __future__ import annotations
 
-import numpy as np
-
-from icml26.claims import Claim
+from icml26.claims import Claim, Premise
 
 ALL = ("quick", "standard", "full")
+LATER = ("standard", "full")
 
 
 def _all(x):
     return {s: x for s in ALL}
+
+
+def _later(x):
+    return {s: x for s in LATER}
 
 
 def delta_err(r):
@@ -52,21 +56,45 @@ def jump_cond_otp(r):
 
 
 def jump_trained_ratio(r):
-    runs = r["blobs_seeds"]
-    return float(np.mean([x["trained"]["otp_w2"]["jump"] for x in runs]) /
-                 np.mean([x["trained"]["ot_cfm"]["jump"] for x in runs]))
+    t = r["blobs"]["trained"]
+    return t["otp_w2"]["jump"] / t["ot_cfm"]["jump"]
+
+
+def jump_trained_otcfm(r):
+    return r["blobs"]["trained"]["ot_cfm"]["jump"]
 
 
 def heldout_training_free_ratio(r):
-    return float(np.mean([x["training_free"]["ratio"] for x in r["blobs_seeds"]]))
+    return r["blobs"]["training_free"]["ratio"]
+
+
+def _held(r, part, a, b):
+    t = r[part]["trained"]
+    return t[a]["mean_held_w2"] / t[b]["mean_held_w2"]
 
 
 def heldout_trained_ratio(r):
-    return r["blobs_mean"]["otp_w2"] / r["blobs_mean"]["ot_cfm"]
+    return _held(r, "blobs", "otp_w2", "ot_cfm")
 
 
 def heldout_vs_mmfm(r):
-    return r["blobs_mean"]["otp_w2"] / r["blobs_mean"]["mmfm"]
+    return _held(r, "blobs", "otp_w2", "mmfm")
+
+
+def heldout_meanflow_ratio(r):
+    return _held(r, "blobs", "otp_w2_meanflow", "ot_cfm")
+
+
+def heldout_random_ratio(r):
+    return _held(r, "blobs", "otp_w2inf", "i_cfm")
+
+
+def gapminder_vs_otcfm(r):
+    return _held(r, "gapminder", "otp_w2", "ot_cfm")
+
+
+def gapminder_vs_mmfm(r):
+    return _held(r, "gapminder", "otp_w2", "mmfm")
 
 
 def strength_spearman(r):
@@ -81,76 +109,132 @@ def efficiency_time_ratio(r):
     return r["efficiency"]["time_ratio"]
 
 
-SRC = "note §6 (paper §3 Eq. 18-21, via the official code's docstrings)"
-NO_NUMBER = "no number available (only the abstract/intro were read)"
+def efficiency_w1_ratio(r):
+    return r["efficiency"]["w1_ratio"]
+
+
+def baseline_vs_trivial(r):
+    return r["efficiency"]["baseline_vs_trivial"]
+
+
+SRC = "paper §3 (closed-form solution and its linear solve; docs/papers/otp_fm.md, 'Method as implemented')"
+NO_NUMBER = "no number (the paper's tables were not available to us)"
+DOCS = "docs/papers/otp_fm.md, 'Claims'"
+KINK_LEARNED = Premise(
+    "baseline_kink_learned",
+    "the trained piecewise OT-CFM network shows the kink its targets have (J >= 1 along its trajectories; the "
+    "targets give sqrt(2)); a network too small or too briefly trained to show it leaves nothing to smooth",
+    jump_trained_otcfm, ">=", 1.0)
+JUMP_WHY = (
+    "the metric has a floor on this testbed: within +-0.05 of a snapshot the true blob itself turns 36 degrees, so an "
+    "exactly smooth flow scores J = 2 sin 18 deg = 0.62 against 1.41 for the chord (ratio 0.44); OTP-FM's own "
+    "conditional targets with the official 'auto' width 0.125 score J = 0.746 / 0.750 (development seeds 100 / 101; "
+    "chord 1.412 / 1.417), a ratio of 0.53, and the trained networks match their targets (0.747 vs 1.402 at standard, "
+    "seed 100); only a wider kernel (0.15: ratio 0.49) would pass, which we do not tune for")
+GAP_WHY = {s: (
+    "on these slowly drifting real snapshots the three OT-chain methods nearly tie: held-out W2 on development seeds "
+    "100 / 101 at 1000 steps was OTP-FM 0.157 / 0.162, OT-CFM 0.150 / 0.172, MMFM 0.162 / 0.154 (ratios to OT-CFM "
+    "1.05 / 0.94, to MMFM 0.97 / 1.05); at the standard 3000 steps seed 100 gave 0.145, 0.151, 0.163 (ratios 0.96, "
+    "0.89). The untrained chord through the same OT chains scores 0.109, below every trained flow: between "
+    "ten-year snapshots the countries move almost in straight lines, so a curved interpolant has little to add and "
+    "the seed-to-seed spread of the fit (about 0.01) decides the sign") for s in LATER}
+BASELINE_WORKS = Premise(
+    "baseline_learned",
+    "the simulation baseline learned the held-out snapshots: its final held-out W1 is below that of copying the "
+    "nearest training snapshot (ratio, summed over folds)",
+    baseline_vs_trivial, "<", 1.0)
 
 CLAIMS = [
+    # ---- checks: identities of the closed form and facts of the conditional targets (never counted)
     Claim("closed_form_delta",
           "one delta potential: |X_k - y_k| = |X_base(t_k) - y_k| / (1 + s t_k (1 - t_k)) (max abs error)",
           delta_err, "<=", _all(1e-6), kind="check", paper_value="exact (closed form)", source=SRC),
     Claim("closed_form_direct_vs_picard",
           "K=3 Gaussian W2-inf potentials: the direct linear solve equals damped Picard iteration (max abs diff)",
-          picard_err, "<=", _all(1e-5), kind="check", paper_value="equal (Eq. 20 vs Eq. 21)", source=SRC),
+          picard_err, "<=", _all(1e-5), kind="check", paper_value="equal (direct vs fixed-point solve)", source=SRC),
     Claim("closed_form_endpoints",
           "the corrected conditional path meets x_0 at t=0 and x_1 at t=1 for every kernel (max abs error)",
           boundary_err, "<=", _all(1e-12), kind="check", paper_value="exact", source=SRC),
     Claim("closed_form_kernel_integrals",
           "closed-form Lambda and Lambda^(2) of the Gaussian/box/triangle kernels match trapezoid quadrature",
-          quadrature_err, "<=", _all(1e-4), kind="check", paper_value="exact (closed form)", source="note §3.3, §10"),
-    Claim("steering_ratio",
-          "with a potential at t=0.5, OTP-FM's marginal at 0.5 is far closer to mu_0.5 than endpoint CFM's "
-          "(W2 ratio OTP-FM / CFM, same 600-iteration budget at quick)",
-          steering_ratio, "<=", _all(0.25), kind="paper", paper_value=NO_NUMBER, source="note §6 claim 2; abstract"),
-    Claim("steering_absolute",
-          "OTP-FM's marginal at t=0.5 matches mu_0.5 = N((2,2), 0.1^2): W2 <= 0.35 (CFM sits near 2)",
-          steering_w2, "<=", _all(0.35), kind="paper", paper_value=NO_NUMBER, source="note §6 claim 2"),
+          quadrature_err, "<=", _all(1e-4), kind="check", paper_value="exact (closed form)", source=SRC),
     Claim("jump_conditional_otcfm",
           "piecewise OT-CFM's conditional velocity jumps at each training marginal (jump ratio J, eps=1e-3; "
           "sqrt(2) for 90-degree turns)",
-          jump_cond_otcfm, ">", _all(1.0),
-    kind="check", paper_value="kinks at every marginal (intro)", source="note §6 claim 3a"),
+          jump_cond_otcfm, ">", _all(1.0), kind="check", paper_value="kinks at every marginal (introduction)",
+          source="paper §1; " + DOCS),
     Claim("jump_conditional_otp",
-          "OTP-FM's conditional velocity (Gaussian kernel, width 0.1) is continuous at the marginals: J < 0.05",
-          jump_cond_otp, "<", _all(0.05), kind="check", paper_value="smooth (intro)", source="note §6 claim 3a"),
+          "OTP-FM's conditional velocity (Gaussian kernel) is continuous at the marginals: J < 0.05",
+          jump_cond_otp, "<", _all(0.05), kind="check", paper_value="smooth (introduction)",
+          source="paper §1; " + DOCS),
+    # ---- paper claims
+    Claim("steering_ratio",
+          "with a potential at t=0.5, OTP-FM's marginal at 0.5 is far closer to mu_0.5 than endpoint CFM's "
+          "(W2 ratio OTP-FM / CFM, same budget)",
+          steering_ratio, "<=", _all(0.25), kind="paper", paper_value=NO_NUMBER, source="abstract; " + DOCS),
+    Claim("steering_absolute",
+          "OTP-FM's marginal at t=0.5 matches mu_0.5 = N((2,2), 0.1^2): W2 <= 0.35 (CFM sits near 2)",
+          steering_w2, "<=", _all(0.35), kind="paper", paper_value=NO_NUMBER, source=DOCS),
     Claim("jump_trained_ratio",
           "trained networks along their own trajectories (eps=0.05): J(OTP-FM) <= 0.5 J(piecewise OT-CFM)",
-          jump_trained_ratio, "<=", _all(0.5),
-          kind="paper", paper_value="smooth vs kinked (intro)", source="note §6 claim 3b",
-          why=("measured 0.60/0.62/0.61 (quick, seeds 0/1/2): on the rotating blob the true velocity "
-                         "itself turns 36 deg within +-0.05 of each snapshot (J = 2 sin 18 deg = 0.62 vs sqrt(2) = "
-                         "1.41 for the ideal chord, a floor of 0.44), and OTP-FM's own conditional targets (Gaussian "
-                         "width 0.1) give J = 0.83 there (ratio 0.59); the trained networks match that, so the "
-                         "note's 0.5 is below what the method's targets allow at eps = 0.05")),
+          jump_trained_ratio, "<=", _all(0.5), kind="paper", requires=KINK_LEARNED,
+          paper_value="smooth vs kinked (introduction)",
+          source="paper §1; " + DOCS, why=JUMP_WHY),
     Claim("heldout_training_free",
           "rotating blob, held-out odd snapshots: W2 of OTP-FM's closed-form conditional-path marginal <= 0.6 x "
           "the chord's (mean over held-out times)",
-          heldout_training_free_ratio, "<=", _all(0.6),
-    kind="paper", paper_value="note's numpy: 0.42", source="note §6 claim 4"),
+          heldout_training_free_ratio, "<=", _all(0.6), kind="paper", paper_value=NO_NUMBER, source=DOCS),
     Claim("heldout_trained_vs_otcfm",
           "trained OTP-FM (W2, OT chains) interpolates held-out snapshots better than piecewise OT-CFM "
-          "(mean held-out W2 ratio; 3 seeds at standard)",
+          "(mean held-out W2 ratio)",
           heldout_trained_ratio, "<=", {"quick": 0.8, "standard": 0.7, "full": 0.7}, kind="paper",
-          paper_value="state of the art on Gulf of Mexico (W2)", source="note §6 claim 4; abstract"),
+          paper_value="state of the art on the Gulf of Mexico eddy (W2)", source="abstract; " + DOCS),
     Claim("heldout_trained_vs_mmfm",
-          "trained OTP-FM is within 1.3x of MMFM's mean held-out W2 (3 seeds)",
-          heldout_vs_mmfm, "<=", {"standard": 1.3, "full": 1.3},
-          kind="paper", paper_value=NO_NUMBER, source="note §6 claim 4",
-          why=("measured 1.305 at standard (seed 0; mean held-out W2 0.344 for OTP-FM vs 0.263 for MMFM "
-                         "over 3 seeds): on a blob turning at constant speed the cubic spline through OT chains is "
-                         "almost the true circle, while OTP-FM with the note's width 0.1 turns mostly near the "
-                         "snapshots; borderline, full scale not measured")),
+          "trained OTP-FM is within 1.3x of MMFM's mean held-out W2 on the rotating blob",
+          heldout_vs_mmfm, "<=", _later(1.3), kind="paper", paper_value=NO_NUMBER, source=DOCS,
+          why={s: ("a blob turning at constant speed is the case a cubic spline through OT chains fits best: it is "
+                   "almost the true circle, while OTP-FM with the 'auto' width turns mostly near the snapshots; "
+                   "development seed 100 gave held-out W2 0.317 (OTP-FM) against 0.263 (MMFM), a ratio of 1.21 "
+                   "that leaves little margin to 1.3") for s in LATER}),
+    Claim("heldout_meanflow_vs_otcfm",
+          "OTP-FM trained with the official recipe (MeanFlow loss, adaptive weighting, EMA 0.99) also beats "
+          "piecewise OT-CFM on the held-out snapshots (mean held-out W2 ratio)",
+          heldout_meanflow_ratio, "<=", _later(0.7), kind="paper", paper_value=NO_NUMBER,
+          source="paper App. C (MeanFlow training); " + DOCS),
+    Claim("heldout_random_vs_icfm",
+          "with random tuples (W2-inf, no OT), OTP-FM interpolates held-out snapshots better than piecewise I-CFM "
+          "with random pairs (mean held-out W2 ratio < 1)",
+          heldout_random_ratio, "<", _later(1.0), kind="paper", paper_value=NO_NUMBER,
+          source="paper §3 (W2-inf potential, the default); " + DOCS),
+    Claim("gapminder_vs_otcfm",
+          "real snapshots (Gapminder, 142 countries every 5 years, odd years held out): OTP-FM's held-out W2 is "
+          "below piecewise OT-CFM's (ratio < 1)",
+          gapminder_vs_otcfm, "<", _later(1.0), kind="paper", paper_value="state of the art on real data",
+          source="abstract; " + DOCS, why=GAP_WHY),
+    Claim("gapminder_vs_mmfm",
+          "the same real snapshots: OTP-FM's held-out W2 is below MMFM's (ratio < 1)",
+          gapminder_vs_mmfm, "<", _later(1.0), kind="paper", paper_value="state of the art on real data",
+          source="abstract; " + DOCS, why=GAP_WHY),
     Claim("strength_monotone",
           "W2 to a training marginal falls monotonically as s goes 10 -> 100 -> 1000 (W2-inf, random coupling; "
           "Spearman correlation)",
-          strength_spearman, "<=", {"standard": -0.999, "full": -0.999}, kind="paper", paper_value=NO_NUMBER,
-          source="note §6 claim 5"),
+          strength_spearman, "<=", _later(-0.999), kind="paper", paper_value=NO_NUMBER, source=DOCS),
     Claim("strength_improvement",
           "the largest strength is >= 3x closer to the training marginal than the smallest (W2 ratio)",
-          strength_improvement, ">=", {"standard": 3.0, "full": 3.0}, kind="paper", paper_value=NO_NUMBER,
-          source="note §6 claim 5"),
+          strength_improvement, ">=", _later(3.0), kind="paper", paper_value=NO_NUMBER, source=DOCS),
     Claim("efficiency_vs_simulation",
-          "OTP-FM reaches the simulation-based baseline's final held-out W1 (branching 5-D) in <= 1/3 of the "
-          "baseline's training wall-clock (time ratio)",
-          efficiency_time_ratio, "<=", {"standard": 1 / 3, "full": 1 / 3}, kind="paper",
-          paper_value="fastest training of all methods", source="note §6 claim 6; abstract"),
+          "over every leave-one-out fold (branching 5-D), OTP-FM reaches the common held-out W1 target (the worse "
+          "of the two methods' final best-validation values) in <= 1/3 of the neural ODE's training time",
+          efficiency_time_ratio, "<=", _later(1 / 3), kind="paper", requires=BASELINE_WORKS,
+          paper_value="fastest training of all methods", source="abstract; " + DOCS,
+          why={s: ("with its own tuned learning rate (3e-3), clipping and its best-validation checkpoint the neural "
+                   "ODE reaches its final level early, and that level is the common target (the worse of the two): on "
+                   "development seed 100 OTP-FM needed 56 / 38 / 25 s and the neural ODE 25 / 22 / 67 s (folds t1 / "
+                   "t2 / t3), a ratio of 1.04. OTP-FM's gain is accuracy (final held-out W1 0.085 / 0.523 / 0.243 "
+                   "against 0.215 / 0.645 / 0.319), not time to the baseline's level. The earlier pass (0.06) came "
+                   "from an unclipped baseline at OTP-FM's learning rate, scored by a one-sided rule") for s in LATER}),
+    Claim("heldout_vs_simulation",
+          "over the same folds, OTP-FM's final held-out W1 is no worse than the tuned neural ODE's (ratio <= 1)",
+          efficiency_w1_ratio, "<=", _later(1.0), kind="paper", requires=BASELINE_WORKS,
+          paper_value="state of the art against MIOFlow-style baselines", source="abstract; " + DOCS),
 ]

@@ -1,6 +1,6 @@
-"""OTP-FM: multimarginal flow matching with optimal-transport potentials (note §3).
+"""OTP-FM: multimarginal flow matching with optimal-transport potentials (paper §3).
 
-The per-tuple action (note §3.2)
+The per-tuple action (paper §3)
 
     A[x] = int_0^1 1/2 |x'(t)|^2 + sum_k s_k lambda_k(t) g_k(x(t)) dt,  x(0) = x_0, x(1) = x_1,
 
@@ -22,6 +22,10 @@ import math
 from collections.abc import Sequence
 
 import torch
+
+from icml26 import checks
+from icml26.transport._checks import finite_tensor
+from icml26.transport._checks import marginals as check_marginals
 
 KERNELS = ("delta", "gaussian", "box", "triangle")
 POTENTIALS = ("w2inf", "w2", "mmd")
@@ -55,13 +59,27 @@ def _line_cdf_and_antiderivative(kind: str, t: torch.Tensor, c: torch.Tensor, w:
     raise ValueError(f"kernel must be one of {KERNELS}; got {kind!r}")
 
 
+def _kernel_args(kind: str, t, center, width):
+    """Validated (t, center, width) tensors for the kernel functions (t finite and non-empty)."""
+    t = torch.as_tensor(t)
+    if not t.is_floating_point():
+        t = t.double()
+    if t.numel() == 0 or not torch.isfinite(t).all():
+        raise ValueError("t must hold at least one finite time")
+    c = torch.as_tensor(center, dtype=t.dtype, device=t.device)
+    w = torch.as_tensor(width, dtype=t.dtype, device=t.device)
+    if not ((c > 0) & (c < 1)).all():
+        raise ValueError(f"center must lie strictly inside (0, 1); got {center}")
+    if kind != "delta" and not ((w > 0) & torch.isfinite(w)).all():
+        raise ValueError(f"width must be finite and positive for the {kind} kernel; got {width}")
+    return t, c, w
+
+
 def kernel_density(kind: str, t, center, width):
     """The time kernel lambda(t) itself (restricted to [0, 1]); used to check the integrals by quadrature."""
-    if kind not in KERNELS or kind == "delta":
-        raise ValueError(f"kernel must be one of {KERNELS[1:]} (the delta has no density); got {kind!r}")
-    t = torch.as_tensor(t, dtype=torch.float64)
-    c = torch.as_tensor(center, dtype=t.dtype)
-    w = torch.as_tensor(width, dtype=t.dtype)
+    if kind not in KERNELS[1:]:
+        raise ValueError(f"kind must be one of {KERNELS[1:]} (the delta has no density); got {kind!r}")
+    t, c, w = _kernel_args(kind, t, center, width)
     u = t - c
     if kind == "gaussian":
         lam = torch.exp(-0.5 * (u / w) ** 2) / (w * math.sqrt(2 * math.pi))
@@ -73,42 +91,46 @@ def kernel_density(kind: str, t, center, width):
 
 
 def kernel_integrals(kind: str, t, center, width):
-    """(Lam(t), Lam2(t)): first and second integrals over [0, t] of the time kernel (note §3.3).
+    """(Lam(t), Lam2(t)): first and second integrals over [0, t] of the time kernel (paper §3).
 
     The kernel is restricted to [0, 1] (its mass outside is dropped, as the Gaussian of the reference
-    code is, and unlike its box/triangle formulas, which assume the support fits; note §10), so
+    code is, and unlike its box/triangle formulas, which assume the support fits; docs/papers/otp_fm.md, "Pitfalls"), so
     Lam(t) = F(t) - F(0) and Lam2(t) = G(t) - G(0) - t F(0) with F, G the whole-line integrals.
     ``t``, ``center`` and ``width`` broadcast; ``width`` is ignored for ``"delta"``.
     """
     if kind not in KERNELS:
-        raise ValueError(f"kernel must be one of {KERNELS}; got {kind!r}")
-    t = torch.as_tensor(t)
-    if not t.is_floating_point():
-        t = t.double()
-    c = torch.as_tensor(center, dtype=t.dtype, device=t.device)
-    w = torch.as_tensor(width, dtype=t.dtype, device=t.device)
-    if not ((c > 0) & (c < 1)).all():
-        raise ValueError(f"center must lie strictly inside (0, 1); got {center}")
-    if kind != "delta" and not (w > 0).all():
-        raise ValueError(f"width must be positive for the {kind} kernel; got {width}")
+        raise ValueError(f"kind must be one of {KERNELS}; got {kind!r}")
+    t, c, w = _kernel_args(kind, t, center, width)
     f_t, g_t = _line_cdf_and_antiderivative(kind, t, c, w)
     zero = torch.zeros_like(t)
     f_0, g_0 = _line_cdf_and_antiderivative(kind, zero, c, w)
     return f_t - f_0, g_t - g_0 - t * f_0
 
 
+def _centers(centers, name: str) -> list[float]:
+    try:
+        c = [float(x) for x in torch.as_tensor(centers, dtype=torch.float64).reshape(-1)]
+    except (TypeError, ValueError, RuntimeError):
+        raise TypeError(f"{name} must be a sequence of times; got {centers!r}") from None
+    if not c or any(not 0 < x < 1 for x in c) or any(b <= a for a, b in zip(c, c[1:])):
+        raise ValueError(f"{name} must be strictly increasing times inside (0, 1); got {c}")
+    return c
+
+
 def auto_widths(centers: Sequence[float]) -> list[float]:
     """``width="auto"``: half the mean gap from each centre to its neighbours (0 and 1 included)."""
-    c = [0.0, *[float(x) for x in centers], 1.0]
+    c = [0.0, *_centers(centers, "centers"), 1.0]
     return [0.5 * 0.5 * ((c[i] - c[i - 1]) + (c[i + 1] - c[i])) for i in range(1, len(c) - 1)]
 
 
 def alpha_schedule(step: int, total: int, kind: str = "sigmoid") -> float:
-    """Curriculum weight alpha(i) of the OTP correction (note §3.6): sigmoid 1/(1+exp(-6(i/N-0.5))) by default."""
+    """Curriculum weight alpha(i) of the OTP correction (paper §3): sigmoid 1/(1+exp(-6(i/N-0.5))) by default."""
     if kind not in CURRICULA:
-        raise ValueError(f"curriculum must be one of {CURRICULA}; got {kind!r}")
-    if total < 1 or not 0 <= step <= total:
-        raise ValueError(f"step must lie in [0, total] with total >= 1; got step={step}, total={total}")
+        raise ValueError(f"kind must be one of {CURRICULA}; got {kind!r}")
+    total = checks.positive_int("total", total)
+    step = checks.nonnegative_int("step", step)
+    if step > total:
+        raise ValueError(f"step must lie in [0, total={total}]; got {step}")
     if kind == "sigmoid":
         return 1.0 / (1.0 + math.exp(-6.0 * (step / total - 0.5)))
     if kind == "linear":
@@ -117,8 +139,15 @@ def alpha_schedule(step: int, total: int, kind: str = "sigmoid") -> float:
 
 
 # --------------------------------------------------------------------------- conditional paths
+def _bandwidths(value, name: str) -> torch.Tensor:
+    bw = torch.as_tensor(value, dtype=torch.float64).reshape(-1)
+    if bw.numel() == 0 or not ((bw > 0) & torch.isfinite(bw)).all():
+        raise ValueError(f"{name} must be a non-empty list of finite positive numbers")
+    return bw
+
+
 class OTPPath:
-    """Closed-form OTP-FM conditional paths for K potentials at times ``centers`` (note §3.2-3.5).
+    """Closed-form OTP-FM conditional paths for K potentials at times ``centers`` (paper §3).
 
     ``strengths`` (s_k), ``kernel`` (one of :data:`KERNELS`), ``widths`` (per potential, or
     ``"auto"``), ``potential`` ("w2inf"/"w2": force X - y_k, solved directly; "mmd": RBF-MMD force,
@@ -127,9 +156,7 @@ class OTPPath:
 
     def __init__(self, centers, strengths, kernel: str = "gaussian", widths="auto", potential: str = "w2inf",
                  mmd_bandwidths=(3.0,), picard_iters: int = 30, picard_damping: float | None = None):
-        centers = [float(c) for c in torch.as_tensor(centers, dtype=torch.float64).reshape(-1)]
-        if not centers or any(not 0 < c < 1 for c in centers) or any(b <= a for a, b in zip(centers, centers[1:])):
-            raise ValueError(f"centers must be strictly increasing times inside (0, 1); got {centers}")
+        centers = _centers(centers, "centers")
         k = len(centers)
         s = torch.as_tensor(strengths, dtype=torch.float64).reshape(-1)
         if s.numel() == 1:
@@ -144,11 +171,12 @@ class OTPPath:
         w = torch.as_tensor(w, dtype=torch.float64)
         if w.numel() == 1:
             w = w.expand(k)
-        if w.numel() != k or (kernel != "delta" and not (w > 0).all()):
+        if w.numel() != k or (kernel != "delta" and not ((w > 0) & torch.isfinite(w)).all()):
             raise ValueError(f"widths must be 'auto' or positive numbers, one per potential ({k}) or a single value")
-        bw = torch.as_tensor(mmd_bandwidths, dtype=torch.float64).reshape(-1)
-        if bw.numel() == 0 or not (bw > 0).all():
-            raise ValueError("mmd_bandwidths must be a non-empty list of positive numbers")
+        bw = _bandwidths(mmd_bandwidths, "mmd_bandwidths")
+        picard_iters = checks.positive_int("picard_iters", picard_iters)
+        if picard_damping is not None:
+            checks.in_range("picard_damping", picard_damping, 0.0, 1.0, low_open=True)
         self.centers = torch.tensor(centers, dtype=torch.float64)
         self.strengths = s.clone()
         self.widths = w.clone()
@@ -174,9 +202,12 @@ class OTPPath:
 
     # ------------------------------------------------------------------ solvers (§3.5)
     def _check(self, x0, x1, ys):
-        if not isinstance(x0, torch.Tensor) or x0.ndim != 2 or not isinstance(x1, torch.Tensor) or x1.shape != x0.shape:
-            raise ValueError("x0 and x1 must be tensors of the same shape (B, d)")
-        if not isinstance(ys, torch.Tensor) or ys.shape != (x0.shape[0], self.K, x0.shape[1]):
+        finite_tensor(x0, "x0", ndim=2)
+        finite_tensor(x1, "x1", ndim=2)
+        if x1.shape != x0.shape:
+            raise ValueError(f"x1 must have the shape of x0 {tuple(x0.shape)}; got {tuple(x1.shape)}")
+        finite_tensor(ys, "ys", ndim=3)
+        if ys.shape != (x0.shape[0], self.K, x0.shape[1]):
             raise ValueError(f"ys must have shape (B, K={self.K}, d) = {(x0.shape[0], self.K, x0.shape[1])}; "
                              f"got {tuple(getattr(ys, 'shape', ()))}")
 
@@ -185,7 +216,7 @@ class OTPPath:
         return (1 - tk) * x0[:, None] + tk * x1[:, None]
 
     def force(self, xk: torch.Tensor, ys: torch.Tensor) -> torch.Tensor:
-        """grad g_k at X_k, shape (B, K, d) (note §3.4 Table 1)."""
+        """grad g_k at X_k, shape (B, K, d) (paper §3 Table 1)."""
         if self.potential in ("w2inf", "w2"):
             return xk - ys
         return mmd_force(xk, ys, self.mmd_bandwidths.to(xk.device, xk.dtype))
@@ -226,7 +257,10 @@ class OTPPath:
     def path(self, x0, x1, ys, t, alpha: float = 1.0, xk: torch.Tensor | None = None):
         """Conditional position and velocity at times ``t`` (B,) (targets of §3.6, scaled by ``alpha``)."""
         self._check(x0, x1, ys)
+        alpha = checks.finite_number("alpha", alpha)
         t = torch.as_tensor(t, dtype=x0.dtype, device=x0.device).reshape(-1)
+        if not torch.isfinite(t).all():
+            raise ValueError("t must be finite")
         if t.numel() == 1:
             t = t.expand(x0.shape[0])
         if t.shape != (x0.shape[0],):
@@ -243,12 +277,21 @@ class OTPPath:
 
 
 def mmd_force(x: torch.Tensor, y: torch.Tensor, bandwidths: torch.Tensor) -> torch.Tensor:
-    """First-variation gradient of MMD^2(rho, mu) at the points ``x`` (note §3.4), per potential.
+    """First-variation gradient of MMD^2(rho, mu) at the points ``x`` (paper §3), per potential.
 
     ``x`` (B, K, d) are samples of rho at each t_k, ``y`` (B, K, d) of mu_k; returns
     2 [mean_j grad_x k(x_i, x_j) - mean_j grad_x k(x_i, y_j)] with grad_x k = -k (x - y) / sigma^2,
     averaged over ``bandwidths``.
     """
+    finite_tensor(x, "x", ndim=3)
+    finite_tensor(y, "y", ndim=3)
+    if y.shape[1:] != x.shape[1:]:
+        raise ValueError(f"y must have K and d of x {tuple(x.shape[1:])}; got {tuple(y.shape[1:])}")
+    if not isinstance(bandwidths, torch.Tensor):
+        raise TypeError("bandwidths must be a tensor of positive numbers")
+    finite_tensor(bandwidths, "bandwidths")
+    _bandwidths(bandwidths, "bandwidths")
+
     def grad_term(a, b):
         diff = a[:, None] - b[None, :]  # (B, B', K, d)
         d2 = diff.pow(2).sum(-1, keepdim=True)
@@ -267,6 +310,14 @@ def sample_tuples(marginals, batch: int, generator: torch.Generator, chains: tor
     ``chains`` None: independent random indices (the W2-infinity / random coupling); otherwise rows of
     an OT-chain index table (:func:`icml26.transport.chain_indices`), the W2 variant.
     """
+    marginals = check_marginals(marginals)
+    batch = checks.positive_int("batch", batch)
+    if not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator; got {type(generator).__name__}")
+    if chains is not None and (not isinstance(chains, torch.Tensor) or chains.ndim != 2
+                               or chains.shape[1] != len(marginals) or chains.shape[0] < 1
+                               or chains.is_floating_point()):
+        raise ValueError(f"chains must be an integer (n, {len(marginals)}) index table, one column per marginal")
     dev = marginals[0].device
     if chains is None:
         idx = [torch.randint(0, m.shape[0], (batch,), generator=generator, device=generator.device).to(dev)
@@ -279,7 +330,13 @@ def sample_tuples(marginals, batch: int, generator: torch.Generator, chains: tor
 
 def otp_target_sampler(marginals, times, path: OTPPath, batch: int, total_iters: int, generator: torch.Generator,
                        chains: torch.Tensor | None = None, curriculum: str = "sigmoid"):
-    """A function i -> (x_t, t, u_t) drawing OTP-FM regression targets (note §3.6) for iteration i."""
+    """A function i -> (x_t, t, u_t) drawing OTP-FM regression targets (paper §3, curriculum §4) for iteration i."""
+    if not isinstance(path, OTPPath):
+        raise TypeError(f"path must be an OTPPath; got {type(path).__name__}")
+    marginals = check_marginals(marginals)
+    batch = checks.positive_int("batch", batch)
+    total_iters = checks.positive_int("total_iters", total_iters)
+    checks.one_of("curriculum", curriculum, CURRICULA)
     times = torch.as_tensor(times, dtype=torch.float64).reshape(-1)
     if len(marginals) != path.K + 2 or times.numel() != path.K + 2:
         raise ValueError(f"marginals and times must hold K+2 = {path.K + 2} entries (source, K potentials, target)")
