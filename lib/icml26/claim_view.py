@@ -62,6 +62,8 @@ def held(record: dict) -> str:
     """``k/n`` seeds on which the claim held (premise-failed seeds counted apart)."""
     _record("record", record)
     outcomes = record.get("outcomes") or []
+    if record.get("verdict") == "not_checked":
+        return "not checked at this scale"
     n_holds = sum(o == "holds" for o in outcomes)
     n_premise = sum(o == "premise_not_met" for o in outcomes)
     text = f"{n_holds}/{len(outcomes)}"
@@ -191,7 +193,8 @@ def _row(r: dict, link: str | None) -> str:
         f"{html.escape(fmt(r.get('threshold')))} · seeds {html.escape(seeds)}</div></td>"
         f"<td>{figure_svg(r)}</td>"
         f"<td><span class='verdict' style='color:{colour}'>{html.escape(label(r))}</span>"
-        f"<div class='muted'>held on {html.escape(held(r))}</div>{''.join(notes)}</td>"
+        f"<div class='muted'>{'' if r.get('verdict') == 'not_checked' else 'held on '}{html.escape(held(r))}</div>"
+        f"{''.join(notes)}</td>"
         f"<td class='muted'>{html.escape(str(r.get('scale', '')))} · {html.escape(str(r.get('device', '')))}{nb}</td>"
         "</tr>")
 

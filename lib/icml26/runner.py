@@ -133,7 +133,6 @@ def _start(path: Path, out_dir: Path, parameters: dict, timeout: float, html: bo
            "--timeout", str(timeout)] + ([] if html else ["--no-html"])
     token = uuid.uuid4().hex
     child_env = {**os.environ, **HEADLESS_ENV, "ICML26_JOBS": str(jobs), **(env or {}), TOKEN_VAR: token}
-    child_env.pop("ICML26_THREADS", None)
     log = open(stem.with_suffix(".log"), "w", encoding="utf-8")  # a file, not a pipe: a pipe can fill and block
     try:
         proc = subprocess.Popen(cmd, env=child_env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)

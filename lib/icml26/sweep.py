@@ -155,7 +155,6 @@ def run_local(tasks: list[Task], jobs: int = 2, progress: bool = True,
     queue = list(tasks)
     running: dict[subprocess.Popen, tuple[Task, Path, float]] = {}
     env = {**os.environ, "ICML26_JOBS": str(min(jobs, len(tasks)))}
-    env.pop("ICML26_THREADS", None)
     tmp = Path(tempfile.mkdtemp(prefix="icml26-sweep-"))
     bar = None
     if progress:
