@@ -103,6 +103,18 @@ def test_stochastic_policy_and_policy_iteration():
     assert bool((V >= Vu - 1e-12).all())
 
 
+def test_iteration_caps_warn_and_unreachable_tolerances_are_refused():
+    from icml26.checks import IterationCapReached
+
+    P, r = _mdp(S=4, A=3, seed=4)
+    with pytest.warns(IterationCapReached):
+        bellman_fixed_point(P, r, 0.99, max_iter=5)
+    with pytest.warns(IterationCapReached):
+        policy_iteration(P, r, 0.9, max_iter=1)
+    with pytest.raises(ValueError, match="tol"):
+        bellman_fixed_point(P.float(), r.float(), 0.9)  # 1e-13 cannot be resolved in float32
+
+
 def test_lsvi_with_exact_tabular_statistics_recovers_optimal_q():
     """Tabular features and noiseless data (each (s,a) once, target r + gamma E V(s')) make the
     LSVI fixed point the optimal Q when lam -> 0 and the bonus is off."""

@@ -237,6 +237,8 @@ def path(name: str, value, must_exist: bool = False, kind: str | None = None):
     from pathlib import Path
 
     _named(name)
+    if kind not in (None, "file", "dir"):
+        raise ValueError(f"kind must be None, 'file' or 'dir'; got {kind!r}")
     if isinstance(value, bool) or not isinstance(value, (str, os.PathLike)):
         raise TypeError(f"{name} must be a path (str or os.PathLike); got {type(value).__name__}")
     value = Path(value)
@@ -255,6 +257,8 @@ def mapping_items(name: str, value, keys: Iterable[str] = ()) -> list:
     _named(name)
     if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
         raise TypeError(f"{name} must be a list of mappings; got {type(value).__name__}")
+    if isinstance(keys, (str, bytes)) or not isinstance(keys, Iterable):
+        raise TypeError(f"keys must be a sequence of key names (not a single string); got {keys!r}")
     items = list(value)
     keys = tuple(keys)
     for i, item in enumerate(items):

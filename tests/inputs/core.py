@@ -9,6 +9,7 @@ import torch
 from harness import Probe
 
 from icml26 import (
+    atomic,
     bench,
     checks,
     claim_view,
@@ -270,3 +271,16 @@ def _wave(f=1.0):
     fig, ax = viz.figure(width=1.0, height=1.0)
     ax.plot(np.sin(f * np.linspace(0, 3, 20)))
     return fig
+
+
+PROBES += [
+    # atomic and the checks of paths and record lists
+    Probe(atomic.strict_json, valid=lambda: {"value": 1.5},
+          skip={"value": "every value is accepted: NaN and infinities are what it turns into None"}),
+    Probe(checks.mapping_items, valid=lambda: {"name": "records", "value": [{"a": 1}], "keys": ("a",)},
+          skip={"value": "the value under test"},
+          extra=[("name", "", "empty name"), ("keys", "ab", "a string of keys")]),
+    Probe(checks.path, valid=lambda: {"name": "p", "value": TMP, "must_exist": True, "kind": "dir"},
+          skip={"value": "the value under test"},
+          extra=[("name", "", "empty name"), ("kind", "folder", "unknown kind")]),
+]

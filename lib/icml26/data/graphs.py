@@ -14,6 +14,8 @@ import networkx as nx
 import numpy as np
 import torch
 
+from icml26 import checks
+
 __all__ = [
     "NodeGraph", "csbm", "edge_homophily", "random_node_split", "erdos_renyi_graphs", "random_regular_graphs",
     "cycle_union", "hard_pair", "HARD_PAIRS", "to_dense_batch", "edge_index_from_networkx", "dense_to_edge_index",
@@ -24,6 +26,31 @@ def _check_int(name: str, value, low: int = 1) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
         raise ValueError(f"{name} must be an integer >= {low}; got {value!r}")
     return int(value)
+
+
+def _check_edge_index(edge_index, num_nodes: int | None = None, name: str = "edge_index") -> torch.Tensor:
+    """An integer ``(2, E)`` tensor (E may be 0) of node indices in ``[0, num_nodes)`` when that is given."""
+    if not isinstance(edge_index, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor of shape (2, E); got {type(edge_index).__name__}")
+    if edge_index.dim() != 2 or edge_index.shape[0] != 2:
+        raise ValueError(f"{name} must have shape (2, E); got {tuple(edge_index.shape)}")
+    if edge_index.is_floating_point() or edge_index.is_complex() or edge_index.dtype == torch.bool:
+        raise ValueError(f"{name} must hold integer node indices; got dtype {edge_index.dtype}")
+    if edge_index.numel() and int(edge_index.min()) < 0:
+        raise ValueError(f"{name} must hold non-negative node indices")
+    if num_nodes is not None and edge_index.numel() and int(edge_index.max()) >= num_nodes:
+        raise ValueError(f"{name} must hold node indices below {num_nodes}; got {int(edge_index.max())}")
+    return edge_index
+
+
+def _check_labels(y, name: str = "y") -> torch.Tensor:
+    """A non-empty 1-D integer tensor of non-negative class labels."""
+    checks.tensor(name, y, ndim=1)
+    if y.is_floating_point() or y.is_complex() or y.dtype == torch.bool:
+        raise ValueError(f"{name} must hold integer class labels; got dtype {y.dtype}")
+    if int(y.min()) < 0:
+        raise ValueError(f"{name} must hold non-negative class labels; got {int(y.min())}")
+    return y
 
 
 def _generator(seed, device=None) -> torch.Generator:
@@ -41,6 +68,17 @@ class NodeGraph:
     y: torch.Tensor
     edge_index: torch.Tensor
     num_classes: int
+
+    def __post_init__(self):
+        y = _check_labels(self.y)
+        checks.tensor("x", self.x, ndim=2, dtype_kind="float")
+        if self.x.shape[0] != y.shape[0]:
+            raise ValueError(f"x must have one row per label in y ({y.shape[0]}); got {tuple(self.x.shape)}")
+        _check_edge_index(self.edge_index, y.shape[0])
+        checks.positive_int("num_classes", self.num_classes)
+        if int(y.max()) >= self.num_classes:
+            raise ValueError(f"num_classes must exceed every label in y; got {self.num_classes} for label "
+                             f"{int(y.max())}")
 
     @property
     def num_nodes(self) -> int:
@@ -73,12 +111,11 @@ def csbm(num_nodes: int, num_classes: int = 4, avg_degree: float = 10.0, homophi
     n = _check_int("num_nodes", num_nodes, 2)
     C = _check_int("num_classes", num_classes, 2)
     F = _check_int("feature_dim", feature_dim, C)
-    if not 0.0 <= float(homophily) <= 1.0:
-        raise ValueError(f"homophily must lie in [0, 1]; got {homophily!r}")
-    if not float(avg_degree) > 0:
-        raise ValueError(f"avg_degree must be > 0; got {avg_degree!r}")
-    if not float(mean_sep) >= 0:
-        raise ValueError(f"mean_sep must be >= 0; got {mean_sep!r}")
+    checks.probability("homophily", homophily)
+    checks.positive_number("avg_degree", avg_degree)
+    checks.nonnegative_number("mean_sep", mean_sep)
+    checks.seed("seed", seed)
+    checks.device("device", device)
     if mode not in ("random", "structured"):
         raise ValueError(f"mode must be 'random' or 'structured'; got {mode!r}")
     if n < C:
@@ -108,8 +145,8 @@ def csbm(num_nodes: int, num_classes: int = 4, avg_degree: float = 10.0, homophi
 
 def edge_homophily(edge_index: torch.Tensor, y: torch.Tensor) -> float:
     """Fraction of (directed) edges whose endpoints share a label."""
-    if edge_index.dim() != 2 or edge_index.shape[0] != 2:
-        raise ValueError(f"edge_index must have shape (2, E); got {tuple(edge_index.shape)}")
+    y = _check_labels(y)
+    _check_edge_index(edge_index, y.shape[0])
     if edge_index.shape[1] == 0:
         raise ValueError("edge_index must hold at least one edge")
     return float((y[edge_index[0]] == y[edge_index[1]]).float().mean())
@@ -119,6 +156,12 @@ def random_node_split(y: torch.Tensor, train_frac: float, val_frac: float, seed:
                       balanced: bool = True) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Boolean train/val/test masks. ``balanced``: ``round(train_frac * n / C)`` training nodes per class,
     the same for validation, the rest test (the BernNet-style split); otherwise a uniform random split."""
+    _check_labels(y)
+    checks.finite_number("train_frac", train_frac)
+    checks.finite_number("val_frac", val_frac)
+    checks.seed("seed", seed)
+    if not isinstance(balanced, bool):
+        raise TypeError(f"balanced must be a bool; got {type(balanced).__name__}")
     if not (0 < train_frac < 1 and 0 < val_frac < 1 and train_frac + val_frac < 1):
         raise ValueError(f"train_frac, val_frac must be in (0, 1) with sum < 1; got {train_frac}, {val_frac}")
     n = int(y.shape[0])
@@ -147,6 +190,8 @@ def random_node_split(y: torch.Tensor, train_frac: float, val_frac: float, seed:
 # ----------------------------------------------------------------------------------------------- small graphs
 def edge_index_from_networkx(G: nx.Graph) -> torch.Tensor:
     """Both directions of every edge of ``G`` (nodes relabelled 0..n-1 in sorted order)."""
+    if not isinstance(G, nx.Graph):
+        raise TypeError(f"G must be a networkx graph; got {type(G).__name__}")
     G = nx.convert_node_labels_to_integers(G, ordering="sorted")
     e = torch.tensor(list(G.edges()), dtype=torch.long).reshape(-1, 2).t()
     return torch.cat([e, e.flip(0)], dim=1)
@@ -154,6 +199,7 @@ def edge_index_from_networkx(G: nx.Graph) -> torch.Tensor:
 
 def dense_to_edge_index(adj: torch.Tensor) -> torch.Tensor:
     """``edge_index`` of the non-zero entries of a dense ``(n, n)`` adjacency."""
+    checks.tensor("adj", adj, ndim=2)
     if adj.dim() != 2 or adj.shape[0] != adj.shape[1]:
         raise ValueError(f"adj must be (n, n); got {tuple(adj.shape)}")
     return adj.nonzero().t().contiguous()
@@ -162,12 +208,18 @@ def dense_to_edge_index(adj: torch.Tensor) -> torch.Tensor:
 def to_dense_batch(graphs, n_max: int | None = None, device="cpu") -> tuple[torch.Tensor, torch.Tensor]:
     """Stack graphs (``networkx`` graphs or ``(edge_index, num_nodes)`` pairs) into a padded float adjacency
     ``(B, n_max, n_max)`` and a bool node mask ``(B, n_max)``."""
+    if isinstance(graphs, (str, bytes, nx.Graph)) or not hasattr(graphs, "__iter__"):
+        raise TypeError(f"graphs must be a list of graphs; got {type(graphs).__name__}")
+    if n_max is not None:
+        checks.positive_int("n_max", n_max)
+    checks.device("device", device)
     items = []
     for g in graphs:
         if isinstance(g, nx.Graph):
             items.append((edge_index_from_networkx(g), g.number_of_nodes()))
         elif isinstance(g, tuple) and len(g) == 2:
-            items.append((g[0], int(g[1])))
+            k = checks.positive_int("graphs: num_nodes", g[1])
+            items.append((_check_edge_index(g[0], k, "graphs: edge_index"), k))
         else:
             raise ValueError("graphs must hold networkx graphs or (edge_index, num_nodes) pairs")
     if not items:
@@ -188,11 +240,16 @@ def to_dense_batch(graphs, n_max: int | None = None, device="cpu") -> tuple[torc
 def erdos_renyi_graphs(num_graphs: int, n_range=(8, 20), p_range=(0.15, 0.4), seed: int = 0) -> list[nx.Graph]:
     """``num_graphs`` G(n, p) graphs with ``n ~ U{n_range}`` and ``p ~ U[p_range]`` (networkx, reproducible)."""
     num = _check_int("num_graphs", num_graphs)
+    if not _pair(n_range) or not all(checks._is_int(v) for v in n_range):
+        raise ValueError(f"n_range must be a pair of integers (lo, hi); got {n_range!r}")
     lo, hi = n_range
     if not 1 <= lo <= hi:
         raise ValueError(f"n_range must be (lo, hi) with 1 <= lo <= hi; got {n_range}")
+    if not _pair(p_range) or not all(checks._is_real(v) for v in p_range):
+        raise ValueError(f"p_range must be a pair of numbers (lo, hi); got {p_range!r}")
     if not 0 <= p_range[0] <= p_range[1] <= 1:
         raise ValueError(f"p_range must be (lo, hi) within [0, 1]; got {p_range}")
+    checks.seed("seed", seed)
     rng = np.random.default_rng(seed)
     ns = rng.integers(lo, hi + 1, size=num)
     ps = rng.uniform(p_range[0], p_range[1], size=num)
@@ -207,16 +264,23 @@ def random_regular_graphs(num_graphs: int, n: int, d: int, seed: int = 0) -> lis
     d = _check_int("d", d, 0)
     if d >= n or (n * d) % 2:
         raise ValueError(f"need d < n and n*d even for a d-regular graph; got n={n}, d={d}")
+    checks.seed("seed", seed)
     rng = np.random.default_rng(seed)
     return [nx.random_regular_graph(d, n, seed=int(s)) for s in rng.integers(0, 2**31 - 1, size=num)]
 
 
 def cycle_union(lengths) -> nx.Graph:
     """The disjoint union of cycles of the given lengths (each >= 3): 2-regular, 1-WL-equivalent to C_n."""
+    if isinstance(lengths, (str, bytes)) or not hasattr(lengths, "__iter__"):
+        raise TypeError(f"lengths must be a list of integers; got {type(lengths).__name__}")
     lengths = list(lengths)
-    if not lengths or any(int(k) < 3 for k in lengths):
+    if not lengths or any(not checks._is_int(k) or k < 3 for k in lengths):
         raise ValueError(f"lengths must be a non-empty list of integers >= 3; got {lengths}")
     return nx.disjoint_union_all([nx.cycle_graph(int(k)) for k in lengths])
+
+
+def _pair(value) -> bool:
+    return isinstance(value, (tuple, list)) and len(value) == 2
 
 
 def _shrikhande() -> nx.Graph:

@@ -32,6 +32,8 @@ from collections.abc import Callable, Sequence
 
 import torch
 
+from icml26 import checks
+
 CLS_TASK, REG_TASK = "cls", "reg"
 
 
@@ -39,6 +41,22 @@ def _check_sizes(B, n_ctx, n_qry, d):
     for name, v, lo in (("B", B, 1), ("n_ctx", n_ctx, 1), ("n_qry", n_qry, 0), ("d", d, 1)):
         if isinstance(v, bool) or not isinstance(v, int) or v < lo:
             raise ValueError(f"{name} must be an integer >= {lo}; got {v!r}")
+
+
+def _check_range(name: str, value) -> None:
+    """A pair ``(lo, hi)`` of finite numbers with ``0 < lo <= hi``."""
+    if not isinstance(value, (tuple, list)) or len(value) != 2:
+        raise ValueError(f"{name} must be a pair (lo, hi); got {value!r}")
+    for v in value:
+        checks.positive_number(name, v)
+    if not value[0] <= value[1]:
+        raise ValueError(f"{name} must satisfy 0 < lo <= hi; got {value}")
+
+
+def _check_common(device, variable_d) -> None:
+    checks.device("device", device)
+    if not isinstance(variable_d, bool):
+        raise TypeError(f"variable_d must be a bool; got {type(variable_d).__name__}")
 
 
 def make_generator(generator: torch.Generator | None = None, seed: int | None = None,
@@ -52,7 +70,8 @@ def make_generator(generator: torch.Generator | None = None, seed: int | None = 
         return generator
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
         raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
-    g = torch.Generator(device=torch.device(device))
+    device = checks.device("device", device)
+    g = torch.Generator(device=device)
     g.manual_seed(0 if seed is None else seed)
     return g
 
@@ -67,6 +86,15 @@ def _n(shape, g, device):
 
 def sample_inputs(B: int, n: int, d: int, g: torch.Generator, device) -> torch.Tensor:
     """Raw inputs ``(B, n, d)``: per task Gaussian or uniform[-1, 1], times random per-feature scales."""
+    for name, v in (("B", B), ("n", n), ("d", d)):
+        checks.positive_int(name, v)
+    if not isinstance(g, torch.Generator):
+        raise TypeError(f"g must be a torch.Generator; got {type(g).__name__}")
+    checks.device("device", device)
+    return _sample_inputs(B, n, d, g, device)
+
+
+def _sample_inputs(B: int, n: int, d: int, g: torch.Generator, device) -> torch.Tensor:
     gauss = _n((B, n, d), g, device)
     unif = _u((B, n, d), g, device, -1.0, 1.0)
     use_gauss = _u((B, 1, 1), g, device) < 0.5
@@ -76,6 +104,13 @@ def sample_inputs(B: int, n: int, d: int, g: torch.Generator, device) -> torch.T
 
 def standardize(X: torch.Tensor, n_ctx: int, eps: float = 1e-6):
     """Standardise ``X (B, n, d)`` per task and feature with the statistics of its first ``n_ctx`` rows."""
+    checks.tensor("X", X, ndim=3)
+    checks.positive_int("n_ctx", n_ctx)
+    checks.positive_number("eps", eps)
+    return _standardize(X, n_ctx, eps)
+
+
+def _standardize(X: torch.Tensor, n_ctx: int, eps: float = 1e-6):
     if X.ndim != 3 or not 1 <= n_ctx <= X.shape[1]:
         raise ValueError(f"X must be (B, n, d) with n >= n_ctx={n_ctx}; got {tuple(X.shape)}")
     ctx = X[:, :n_ctx]
@@ -93,7 +128,7 @@ def _variable_d(X: torch.Tensor, g, device) -> tuple[torch.Tensor, torch.Tensor]
 
 
 def _finish(X, n_ctx, variable_d, g, device, meta):
-    X, _, _ = standardize(X, n_ctx)
+    X, _, _ = _standardize(X, n_ctx)
     if variable_d:
         X, d_eff = _variable_d(X, g, device)
         meta["d_eff"] = d_eff
@@ -108,11 +143,11 @@ def linear_logistic(B: int, n_ctx: int, n_qry: int, d: int, generator: torch.Gen
     The score is computed on the standardised inputs, so ``w ~ N(0, I/d)`` gives ``w.x`` of unit scale.
     """
     _check_sizes(B, n_ctx, n_qry, d)
-    if not 0 < a_range[0] <= a_range[1]:
-        raise ValueError(f"a_range must satisfy 0 < lo <= hi; got {a_range}")
+    _check_range("a_range", a_range)
+    _check_common(device, variable_d)
     g = make_generator(generator, seed, device)
     n = n_ctx + n_qry
-    X = sample_inputs(B, n, d, g, device)
+    X = _sample_inputs(B, n, d, g, device)
     X, meta = _finish(X, n_ctx, variable_d, g, device, {})
     w = _n((B, d), g, device) / math.sqrt(d)
     b = 0.5 * _n((B,), g, device)
@@ -154,11 +189,11 @@ def mlp_scm(B: int, n_ctx: int, n_qry: int, d: int, generator: torch.Generator |
         raise ValueError(f"task must be 'cls' or 'reg'; got {task!r}")
     if isinstance(hidden, bool) or not isinstance(hidden, int) or hidden < 2:
         raise ValueError(f"hidden must be an integer >= 2; got {hidden!r}")
-    if not noise_sd >= 0:
-        raise ValueError(f"noise_sd must be >= 0; got {noise_sd}")
+    checks.nonnegative_number("noise_sd", noise_sd)
+    _check_common(device, variable_d)
     g = make_generator(generator, seed, device)
     n = n_ctx + n_qry
-    X = sample_inputs(B, n, d, g, device)
+    X = _sample_inputs(B, n, d, g, device)
     X, meta = _finish(X, n_ctx, variable_d, g, device, {})
     out, used = _random_mlp(X, g, device, hidden, noise_sd)
     unit = torch.randint(0, hidden, (B,), generator=g, device=device)
@@ -194,11 +229,13 @@ def gp_rbf(B: int, n_ctx: int, n_qry: int, d: int, generator: torch.Generator | 
     Cholesky of size ``n_ctx + n_qry``.
     """
     _check_sizes(B, n_ctx, n_qry, d)
-    if not 0 < lengthscale_range[0] <= lengthscale_range[1]:
-        raise ValueError(f"lengthscale_range must satisfy 0 < lo <= hi; got {lengthscale_range}")
+    _check_range("lengthscale_range", lengthscale_range)
+    _check_common(device, variable_d)
+    if not isinstance(heteroscedastic, bool):
+        raise TypeError(f"heteroscedastic must be a bool; got {type(heteroscedastic).__name__}")
     g = make_generator(generator, seed, device)
     n = n_ctx + n_qry
-    X = sample_inputs(B, n, d, g, device)
+    X = _sample_inputs(B, n, d, g, device)
     X, meta = _finish(X, n_ctx, variable_d, g, device, {})
     ls = torch.exp(_u((B,), g, device, math.log(lengthscale_range[0]), math.log(lengthscale_range[1])))
     Xd = X.double()
@@ -231,12 +268,16 @@ def mixture(names: Sequence[str], weights: Sequence[float] | None = None, task: 
     Returns ``sample_batch(B, n_ctx, n_qry, d, generator=None, seed=None, device="cpu")``; ``meta``
     holds ``prior`` (index into ``names`` per task). ``kwargs`` are passed to every prior.
     """
+    if isinstance(names, (str, bytes)) or not hasattr(names, "__iter__"):
+        raise TypeError(f"names must be a list of prior names; got {type(names).__name__}")
     names = list(names)
     allowed = CLS_PRIORS if task == CLS_TASK else REG_PRIORS if task == REG_TASK else None
     if allowed is None:
         raise ValueError(f"task must be 'cls' or 'reg'; got {task!r}")
     if not names or any(nm not in allowed for nm in names):
         raise ValueError(f"names must be a non-empty list drawn from {allowed} for task={task!r}; got {names}")
+    if weights is not None:
+        checks.array("weights", weights, ndim=1)
     w = torch.ones(len(names)) if weights is None else torch.as_tensor(weights, dtype=torch.float64)
     if w.shape != (len(names),) or (w < 0).any() or w.sum() <= 0:
         raise ValueError(f"weights must be {len(names)} non-negative numbers with a positive sum; got {weights}")

@@ -17,6 +17,8 @@ from collections.abc import Callable
 
 import torch
 
+from icml26 import checks
+
 
 def ddim_timesteps(T: int, steps: int) -> list[int]:
     """``steps`` distinct integer timesteps from T-1 down to 0, evenly spaced (descending)."""
@@ -30,8 +32,28 @@ def ddim_timesteps(T: int, steps: int) -> list[int]:
     return ts
 
 
+def _level(alpha_bar, high_open: bool) -> float:
+    if isinstance(alpha_bar, torch.Tensor) and alpha_bar.numel() == 1:
+        alpha_bar = float(alpha_bar)
+    return checks.in_range("alpha_bar", alpha_bar, 0.0, 1.0, low_open=True, high_open=high_open)
+
+
+def _same_shape(name: str, x, z: torch.Tensor, ref: str = "z") -> torch.Tensor:
+    checks.tensor(name, x)
+    if x.shape != z.shape:
+        raise ValueError(f"{name} must have {ref}'s shape {tuple(z.shape)}; got {tuple(x.shape)}")
+    return x
+
+
 def x0_from_eps(z: torch.Tensor, eps: torch.Tensor, alpha_bar: float) -> torch.Tensor:
     """x0 = (z - sqrt(1-a) eps) / sqrt(a)."""
+    a = _level(alpha_bar, high_open=False)
+    checks.tensor("z", z)
+    _same_shape("eps", eps, z)
+    return _x0_from_eps(z, eps, a)
+
+
+def _x0_from_eps(z: torch.Tensor, eps: torch.Tensor, alpha_bar: float) -> torch.Tensor:
     a = float(alpha_bar)
     if not 0 < a <= 1:
         raise ValueError(f"alpha_bar must lie in (0, 1]; got {a}")
@@ -40,6 +62,13 @@ def x0_from_eps(z: torch.Tensor, eps: torch.Tensor, alpha_bar: float) -> torch.T
 
 def eps_from_x0(z: torch.Tensor, x0: torch.Tensor, alpha_bar: float) -> torch.Tensor:
     """eps = (z - sqrt(a) x0) / sqrt(1-a) (the noise direction consistent with a corrected x0)."""
+    a = _level(alpha_bar, high_open=True)
+    checks.tensor("z", z)
+    _same_shape("x0", x0, z)
+    return _eps_from_x0(z, x0, a)
+
+
+def _eps_from_x0(z: torch.Tensor, x0: torch.Tensor, alpha_bar: float) -> torch.Tensor:
     a = float(alpha_bar)
     if not 0 < a < 1:
         raise ValueError(f"alpha_bar must lie in (0, 1); got {a}")
@@ -49,6 +78,28 @@ def eps_from_x0(z: torch.Tensor, x0: torch.Tensor, alpha_bar: float) -> torch.Te
 def repaint_replace(z: torch.Tensor, known: torch.Tensor, keep: torch.Tensor, alpha_bar: float,
                     noise: torch.Tensor | None = None) -> torch.Tensor:
     """Overwrite pixels with ``keep`` = 1 by sqrt(a) known + sqrt(1-a) noise (a = 1 copies ``known``)."""
+    a = _level(alpha_bar, high_open=False)
+    checks.tensor("z", z)
+    _same_shape("known", known, z)
+    _check_keep(keep, z)
+    if noise is not None:
+        _same_shape("noise", noise, z)
+    return _repaint_replace(z, known, keep, a, noise)
+
+
+def _check_keep(keep, z: torch.Tensor, ref: str = "z") -> None:
+    checks.tensor("keep", keep)
+    try:
+        if torch.broadcast_shapes(keep.shape, z.shape) != z.shape:
+            raise RuntimeError
+    except RuntimeError:
+        raise ValueError(f"keep must broadcast to {ref}'s shape {tuple(z.shape)}; got {tuple(keep.shape)}") from None
+    if bool(((keep != 0) & (keep != 1)).any()):
+        raise ValueError("keep must hold only 0/1 (or boolean) entries")
+
+
+def _repaint_replace(z: torch.Tensor, known: torch.Tensor, keep: torch.Tensor, alpha_bar: float,
+                     noise: torch.Tensor | None = None) -> torch.Tensor:
     if known.shape != z.shape:
         raise ValueError(f"known must have z's shape {tuple(z.shape)}; got {tuple(known.shape)}")
     a = float(alpha_bar)
@@ -75,16 +126,28 @@ def ddim_sample(eps_fn: Callable, alpha_bar: torch.Tensor, steps: int, z_T: torc
     output is composited with ``known``. With ``return_trajectory`` also returns the list of x0_hat
     (after control) at every step. The number of ``eps_fn`` calls (NFE) equals ``steps``.
     """
+    if not callable(eps_fn):
+        raise TypeError(f"eps_fn must be callable as eps_fn(z, t); got {type(eps_fn).__name__}")
     if not isinstance(alpha_bar, torch.Tensor) or alpha_bar.dim() != 1:
         raise ValueError("alpha_bar must be a 1-D tensor")
+    checks.tensor("alpha_bar", alpha_bar)
+    if bool(((alpha_bar <= 0) | (alpha_bar > 1)).any()):
+        raise ValueError("alpha_bar must lie in (0, 1]")
     if not isinstance(z_T, torch.Tensor) or not torch.isfinite(z_T).all():
         raise ValueError("z_T must be a finite tensor")
-    if not 0.0 <= eta <= 1.0:
-        raise ValueError(f"eta must lie in [0, 1]; got {eta}")
+    checks.tensor("z_T", z_T)
+    eta = checks.in_range("eta", eta, 0.0, 1.0)
     if (known is None) != (keep is None):
         raise ValueError("known and keep must be given together")
     if keep is not None and keep.shape != z_T.shape:
         raise ValueError(f"keep must have z_T's shape {tuple(z_T.shape)}; got {tuple(keep.shape)}")
+    if known is not None:
+        _same_shape("known", known, z_T, "z_T")
+        _check_keep(keep, z_T, "z_T")
+    if generator is not None and not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator or None; got {type(generator).__name__}")
+    if not isinstance(return_trajectory, bool):
+        raise TypeError(f"return_trajectory must be a bool; got {type(return_trajectory).__name__}")
     ts = ddim_timesteps(int(alpha_bar.shape[0]), steps)
     hook = None
     if controller is not None:
@@ -99,11 +162,11 @@ def ddim_sample(eps_fn: Callable, alpha_bar: torch.Tensor, steps: int, z_T: torc
         a_t = float(alpha_bar[t])
         a_prev = float(alpha_bar[ts[i + 1]]) if i + 1 < len(ts) else 1.0
         eps = eps_fn(z, t)
-        x0 = x0_from_eps(z, eps, a_t)
+        x0 = _x0_from_eps(z, eps, a_t)
         if hook is not None:
             state.update(step=i, t=t, alpha_bar_t=a_t)
             x0 = hook(t, x0, z, state)
-            eps = eps_from_x0(z, x0, a_t) if a_t < 1 else eps
+            eps = _eps_from_x0(z, x0, a_t) if a_t < 1 else eps
         if return_trajectory:
             traj.append(x0)
         if a_prev >= 1.0:
@@ -117,5 +180,5 @@ def ddim_sample(eps_fn: Callable, alpha_bar: torch.Tensor, steps: int, z_T: torc
             n = None
             if a_prev < 1:
                 n = torch.randn(z.shape, generator=generator, dtype=z.dtype, device=z.device)
-            z = repaint_replace(z, known, keep, a_prev, n)
+            z = _repaint_replace(z, known, keep, a_prev, n)
     return (z, traj) if return_trajectory else z

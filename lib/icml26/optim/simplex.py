@@ -20,8 +20,8 @@ def _check(v, name: str = "v") -> torch.Tensor:
         raise ValueError(f"{name} must be a torch.Tensor; got {type(v).__name__}")
     if not v.is_floating_point():
         raise ValueError(f"{name} must have a floating dtype; got {v.dtype}")
-    if v.dim() < 1 or v.shape[-1] < 1:
-        raise ValueError(f"{name} must have at least one dimension with >= 1 entry; got shape {tuple(v.shape)}")
+    if v.dim() < 1 or v.numel() < 1:
+        raise ValueError(f"{name} must have at least one dimension and one entry; got shape {tuple(v.shape)}")
     if not bool(torch.isfinite(v).all()):
         raise ValueError(f"{name} must be finite (no NaN or inf)")
     return v
@@ -38,6 +38,8 @@ def threshold(v: torch.Tensor, radius: float = 1.0, check: bool = True) -> torch
 
     ``check=False`` skips input validation (hot loops that validated once; avoids a device sync).
     """
+    if not isinstance(check, bool):
+        raise TypeError(f"check must be a bool; got {type(check).__name__}")
     if check:
         v = _check(v)
         radius = _check_radius(radius)
@@ -76,9 +78,10 @@ def jacobian(v: torch.Tensor, radius: float = 1.0) -> torch.Tensor:
 
 def jvp(v: torch.Tensor, u: torch.Tensor, radius: float = 1.0) -> torch.Tensor:
     """Jacobian-vector product ``J(v) u`` in ``O(k)`` (the Jacobian is symmetric, so this is also the VJP)."""
+    v = _check(v)
     u = _check(u, "u")
     if u.shape != v.shape:
         raise ValueError(f"u must have the shape of v {tuple(v.shape)}; got {tuple(u.shape)}")
-    s = support(v, radius).to(v.dtype)
+    s = support(v, _check_radius(radius), check=False).to(v.dtype)
     mean = (s * u).sum(dim=-1, keepdim=True) / s.sum(dim=-1, keepdim=True)
     return s * (u - mean)

@@ -23,7 +23,10 @@ from __future__ import annotations
 import itertools
 import math
 
+import numpy as np
 import torch
+
+from icml26 import checks
 
 __all__ = [
     "gumbel", "log1mexp", "logcumsumexp", "log_h",
@@ -42,8 +45,9 @@ MAX_ENUMERATE_N = 8
 def _check_scores(scores, name: str = "scores") -> torch.Tensor:
     if not isinstance(scores, torch.Tensor):
         raise ValueError(f"{name} must be a torch.Tensor of shape (..., N); got {type(scores).__name__}")
-    if scores.dim() < 1 or scores.shape[-1] < 1:
-        raise ValueError(f"{name} must have shape (..., N) with N >= 1; got {tuple(scores.shape)}")
+    if scores.dim() < 1 or scores.numel() < 1:
+        raise ValueError(f"{name} must have shape (..., N) with N >= 1 and at least one list; "
+                         f"got {tuple(scores.shape)}")
     if not scores.is_floating_point():
         raise ValueError(f"{name} must be a floating-point tensor; got dtype {scores.dtype}")
     if not torch.isfinite(scores.detach()).all():
@@ -93,13 +97,51 @@ def _check_ranking(ranking, scores: torch.Tensor, mask: torch.Tensor | None) -> 
     return ranking
 
 
+def _check_generator(generator) -> None:
+    if generator is not None and not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator or None; got {type(generator).__name__}")
+
+
+def _check_values(name: str, x, allow_neg_inf: bool = False, allow_pos_inf: bool = False) -> torch.Tensor:
+    """A non-empty floating tensor without NaN (and without the infinities not allowed)."""
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor; got {type(x).__name__}")
+    if not x.is_floating_point():
+        raise ValueError(f"{name} must be a floating-point tensor; got dtype {x.dtype}")
+    if x.numel() == 0:
+        raise ValueError(f"{name} must not be empty; got shape {tuple(x.shape)}")
+    xd = x.detach()
+    bad = torch.isnan(xd)
+    if not allow_pos_inf:
+        bad = bad | (xd == math.inf)
+    if not allow_neg_inf:
+        bad = bad | (xd == -math.inf)
+    if bool(bad.any()):
+        allowed = " or ".join([t for t, ok in (("-inf", allow_neg_inf), ("+inf", allow_pos_inf)) if ok])
+        raise ValueError(f"{name} must hold finite numbers{' (or ' + allowed + ')' if allowed else ''}; "
+                         f"got {int(bad.sum())} bad entries")
+    return x
+
+
 # --------------------------------------------------------------------------------------------------
 # numerically stable utilities
 # --------------------------------------------------------------------------------------------------
 def gumbel(shape, generator: torch.Generator | None = None, device=None, dtype=torch.float32) -> torch.Tensor:
     """Standard Gumbel(0, 1) noise ``-log(-log U)`` of ``shape`` (U clamped away from 0 and 1)."""
-    if isinstance(shape, int):
+    if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
         shape = (shape,)
+    if isinstance(shape, (str, bytes)) or not hasattr(shape, "__iter__"):
+        raise TypeError(f"shape must be an int or a sequence of ints; got {type(shape).__name__}")
+    shape = tuple(checks.positive_int("shape", s) for s in shape)
+    _check_generator(generator)
+    if device is not None:
+        device = checks.device("device", device)
+    if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
+        raise TypeError(f"dtype must be a floating torch.dtype; got {dtype!r}")
+    return _gumbel(shape, generator, device, dtype)
+
+
+def _gumbel(shape, generator, device, dtype) -> torch.Tensor:
     if generator is not None and device is None:
         device = generator.device
     u = torch.rand(tuple(shape), generator=generator, device=device, dtype=dtype)
@@ -110,10 +152,13 @@ def gumbel(shape, generator: torch.Generator | None = None, device=None, dtype=t
 
 def log1mexp(x: torch.Tensor) -> torch.Tensor:
     """``log(1 - exp(x))`` for ``x <= 0``, stable at both ends (Maechler's two-branch rule)."""
-    if not isinstance(x, torch.Tensor):
-        raise ValueError("x must be a torch.Tensor")
+    _check_values("x", x, allow_neg_inf=True, allow_pos_inf=True)
     if (x.detach() > 0).any():
-        raise ValueError("log1mexp needs x <= 0")
+        raise ValueError("x must be <= 0 (log1mexp needs x <= 0)")
+    return _log1mexp(x)
+
+
+def _log1mexp(x: torch.Tensor) -> torch.Tensor:
     small = x > -math.log(2.0)
     xs = torch.where(small, x, torch.full_like(x, -1.0))
     xl = torch.where(small, torch.full_like(x, -1.0), x)
@@ -121,9 +166,19 @@ def log1mexp(x: torch.Tensor) -> torch.Tensor:
 
 
 def logcumsumexp(x: torch.Tensor, dim: int = -1, reverse: bool = False) -> torch.Tensor:
-    """``log(cumsum(exp(x)))`` along ``dim``; ``reverse=True`` sums from the end (suffix sums)."""
-    if not isinstance(x, torch.Tensor):
-        raise ValueError("x must be a torch.Tensor")
+    """``log(cumsum(exp(x)))`` along ``dim``; ``reverse=True`` sums from the end (suffix sums).
+
+    ``x`` may hold ``-inf`` (a zero mass), not NaN or ``+inf``.
+    """
+    _check_values("x", x, allow_neg_inf=True)
+    if not checks._is_int(dim) or not -max(x.ndim, 1) <= dim < max(x.ndim, 1):
+        raise ValueError(f"dim must be an integer in [-{max(x.ndim, 1)}, {max(x.ndim, 1)}); got {dim!r}")
+    if not isinstance(reverse, bool):
+        raise TypeError(f"reverse must be a bool; got {type(reverse).__name__}")
+    return _logcumsumexp(x, dim, reverse)
+
+
+def _logcumsumexp(x: torch.Tensor, dim: int = -1, reverse: bool = False) -> torch.Tensor:
     if reverse:
         return torch.logcumsumexp(x.flip(dim), dim=dim).flip(dim)
     return torch.logcumsumexp(x, dim=dim)
@@ -134,7 +189,14 @@ def log_h(z: torch.Tensor, cut: float = 30.0) -> torch.Tensor:
 
     Uses ``log(-expm1(-exp(z)))`` in the bulk, ``z`` below ``-cut`` (where ``1-exp(-e^z) = e^z``) and 0
     above ``cut``; inputs are clamped inside each branch so that gradients stay finite everywhere.
+    ``z`` may hold ``-inf`` (giving ``-inf``), not NaN or ``+inf``.
     """
+    _check_values("z", z, allow_neg_inf=True)
+    cut = checks.positive_number("cut", cut)
+    return _log_h(z, cut)
+
+
+def _log_h(z: torch.Tensor, cut: float = 30.0) -> torch.Tensor:
     zc = z.clamp(min=-cut, max=cut)
     bulk = torch.log(-torch.expm1(-torch.exp(zc)))
     return torch.where(z < -cut, z, bulk)
@@ -155,7 +217,7 @@ def _log_normalisers(scores, ranking, mask):
     """Picked scores ``s_(j)`` and ``log Z_j`` (mass still available at step j), both ``(..., k)``."""
     picked = torch.gather(scores, -1, ranking)
     rest = _log_rest(scores, ranking, mask).unsqueeze(-1)
-    log_z = torch.logaddexp(logcumsumexp(picked, reverse=True), rest)
+    log_z = torch.logaddexp(_logcumsumexp(picked, reverse=True), rest)
     return picked, log_z
 
 
@@ -190,8 +252,11 @@ def sample_topk(scores: torch.Tensor, k: int, n: int | None = None, generator: t
         raise ValueError(f"k={k} exceeds the number of present items in some list")
     if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 1):
         raise ValueError(f"n must be a positive integer or None; got {n!r}")
+    _check_generator(generator)
+    if not isinstance(return_perturbed, bool):
+        raise TypeError(f"return_perturbed must be a bool; got {type(return_perturbed).__name__}")
     shape = tuple(scores.shape) if n is None else (n, *scores.shape)
-    g = gumbel(shape, generator=generator, device=scores.device, dtype=scores.dtype)
+    g = _gumbel(shape, generator=generator, device=scores.device, dtype=scores.dtype)
     pert = scores.detach() + g
     if mask is not None:
         pert = pert.masked_fill(~mask, -math.inf)
@@ -212,7 +277,7 @@ def score_logits(scores: torch.Tensor, ranking: torch.Tensor, mask: torch.Tensor
     s = scores.detach()
     k = ranking.shape[-1]
     _, log_z = _log_normalisers(s, ranking, mask)
-    log_c = logcumsumexp(-log_z)  # (..., k)
+    log_c = _logcumsumexp(-log_z)  # (..., k)
     # position of each item (k-1 for items not ranked, i.e. the last normaliser index)
     pos = torch.full_like(s, k - 1, dtype=torch.int64)
     pos.scatter_(-1, ranking, torch.arange(k, device=s.device).expand_as(ranking).contiguous())
@@ -231,6 +296,12 @@ def enumerate_rankings(n: int, k: int, device=None) -> torch.Tensor:
     if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_ENUMERATE_N:
         raise ValueError(f"n must be an integer in [1, {MAX_ENUMERATE_N}] for enumeration; got {n!r}")
     _check_k(k, n)
+    if device is not None:
+        device = checks.device("device", device)
+    return _enumerate_rankings(n, k, device)
+
+
+def _enumerate_rankings(n: int, k: int, device=None) -> torch.Tensor:
     return torch.tensor(list(itertools.permutations(range(n), k)), dtype=torch.int64, device=device)
 
 
@@ -240,7 +311,7 @@ def _rho_enumerate(scores, k, mask):
         raise ValueError(f"method='enumerate' needs N <= {MAX_ENUMERATE_N}; got N={n}")
     if mask is not None:
         raise ValueError("method='enumerate' does not support mask")
-    perms = enumerate_rankings(n, k, device=scores.device)  # (P, k)
+    perms = _enumerate_rankings(n, k, device=scores.device)  # (P, k)
     batch = scores.shape[:-1]
     sc = scores.unsqueeze(-2).expand(*batch, perms.shape[0], n)
     lp = log_prob(sc, perms.expand(*batch, *perms.shape))  # (..., P)
@@ -254,7 +325,7 @@ def _rho_with_replacement(scores, k, mask):
     s = scores if mask is None else scores.masked_fill(~mask, -math.inf)
     logp = torch.log_softmax(s, dim=-1)
     # log(1-p) = log1mexp(log p); clamp keeps the p -> 1 corner finite
-    log1mp = log1mexp(logp.clamp(max=-1e-12))
+    log1mp = _log1mexp(logp.clamp(max=-1e-12))
     out = -torch.expm1(k * log1mp)
     return out if mask is None else out.masked_fill(~mask, 0.0)
 
@@ -262,8 +333,8 @@ def _rho_with_replacement(scores, k, mask):
 def _log_rho_with_replacement(scores, k, mask):
     s = scores if mask is None else scores.masked_fill(~mask, -math.inf)
     logp = torch.log_softmax(s, dim=-1).clamp(min=-1e30)
-    log1mp = log1mexp(logp.clamp(max=-1e-12))
-    return log1mexp((k * log1mp).clamp(max=-1e-30))
+    log1mp = _log1mexp(logp.clamp(max=-1e-12))
+    return _log1mexp((k * log1mp).clamp(max=-1e-30))
 
 
 def _kth_other(pert: torch.Tensor, k: int, items: torch.Tensor | None = None,
@@ -296,14 +367,14 @@ def _log_h_draws(scores, k, mask, n_mc, generator, items=None):
     if isinstance(n_mc, bool) or not isinstance(n_mc, int) or n_mc < 1:
         raise ValueError(f"n_mc must be a positive integer; got {n_mc!r}")
     with torch.no_grad():
-        pert = scores.detach() + gumbel((n_mc, *scores.shape), generator=generator, device=scores.device,
+        pert = scores.detach() + _gumbel((n_mc, *scores.shape), generator=generator, device=scores.device,
                                         dtype=scores.dtype)
         if mask is not None:
             pert = pert.masked_fill(~mask, -math.inf)
     t = _kth_other(pert, k, items, scores=scores)
     own = scores if items is None else torch.gather(scores, -1, items)
     fin = torch.isfinite(t)
-    return torch.where(fin, log_h(own - torch.where(fin, t, own)), torch.zeros_like(t))
+    return torch.where(fin, _log_h(own - torch.where(fin, t, own)), torch.zeros_like(t))
 
 
 def _log_rho_mc(scores, k, mask, n_mc, generator):
@@ -368,12 +439,16 @@ def _log_rho_quadrature(scores, k, mask, n_nodes):
     return out if mask is None else out.masked_fill(~mask, -math.inf)
 
 
-def _validate_inclusion(scores, k, method, mask):
+def _validate_inclusion(scores, k, method, mask, n_mc, generator, n_nodes):
     scores = _check_scores(scores)
     mask = _check_mask(mask, scores)
     _check_k(k, scores.shape[-1])
     if method not in INCLUSION_METHODS:
         raise ValueError(f"method must be one of {INCLUSION_METHODS}; got {method!r}")
+    checks.positive_int("n_mc", n_mc)
+    if not checks._is_int(n_nodes) or n_nodes < 16:
+        raise ValueError(f"n_nodes must be an integer >= 16; got {n_nodes!r}")
+    _check_generator(generator)
     if mask is not None and (mask.sum(-1) < k).any():
         raise ValueError(f"k={k} exceeds the number of present items in some list")
     return scores, mask
@@ -398,7 +473,7 @@ def inclusion_prob(scores: torch.Tensor, k: int, method: str = "mc", n_mc: int =
     ``"mc"`` (unbiased Rao-Blackwellised Gumbel estimate with ``n_mc`` draws) or ``"with_replacement"``
     (``1 - (1-p)^k``, biased when p is not small). Rows sum to k for the exact methods.
     """
-    scores, mask = _validate_inclusion(scores, k, method, mask)
+    scores, mask = _validate_inclusion(scores, k, method, mask, n_mc, generator, n_nodes)
     if method == "enumerate":
         return _rho_enumerate(scores, k, mask)
     if method == "with_replacement":
@@ -418,7 +493,7 @@ def log_inclusion_prob(scores: torch.Tensor, items: torch.Tensor, k: int, method
     This is the quantity whose gradient the credit-assigned policy gradient uses (ca_pg note §3.5).
     Same ``method`` options as :func:`inclusion_prob`; for ``"mc"`` the log of the averaged estimate.
     """
-    scores, mask = _validate_inclusion(scores, k, method, mask)
+    scores, mask = _validate_inclusion(scores, k, method, mask, n_mc, generator, n_nodes)
     if not isinstance(items, torch.Tensor) or items.dtype not in (torch.int64, torch.int32):
         raise ValueError("items must be an integer tensor of item indices, shape (..., m)")
     if items.dim() < 1 or items.shape[:-1] != scores.shape[:-1]:
@@ -472,7 +547,7 @@ def listwise_nll(scores: torch.Tensor, mask: torch.Tensor | None = None) -> torc
     scores = _check_scores(scores)
     mask = _check_mask(mask, scores)
     s = scores if mask is None else scores.masked_fill(~mask, -math.inf)
-    log_z = logcumsumexp(s, reverse=True)
+    log_z = _logcumsumexp(s, reverse=True)
     terms = s - log_z
     if mask is not None:
         terms = terms.masked_fill(~mask, 0.0)

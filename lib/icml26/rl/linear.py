@@ -21,8 +21,12 @@ Tensors keep the device and dtype they are given; float64 is recommended where e
 from __future__ import annotations
 
 import math
+import operator
+import warnings
 
 import torch
+
+from icml26 import checks
 
 __all__ = [
     "RidgeStats",
@@ -43,6 +47,8 @@ def _tensor(name: str, x, ndim_min: int | None = None, ndim: int | None = None) 
         raise ValueError(f"{name} must have {ndim} dimensions; got shape {tuple(x.shape)}")
     if ndim_min is not None and x.ndim < ndim_min:
         raise ValueError(f"{name} must have at least {ndim_min} dimensions; got shape {tuple(x.shape)}")
+    if x.numel() == 0:
+        raise ValueError(f"{name} must not be empty; got shape {tuple(x.shape)}")
     if x.is_floating_point() and not bool(torch.isfinite(x).all()):
         raise ValueError(f"{name} must be finite (no NaN/inf)")
     return x
@@ -96,8 +102,10 @@ class RidgeStats:
             raise ValueError(f"dim must be a positive integer; got {dim!r}")
         if isinstance(n_states, bool) or not isinstance(n_states, int) or n_states < 1:
             raise ValueError(f"n_states must be a positive integer; got {n_states!r}")
-        if not isinstance(lam, (int, float)) or not lam > 0 or not math.isfinite(lam):
-            raise ValueError(f"lam must be a positive finite number; got {lam!r}")
+        lam = checks.positive_number("lam", lam)
+        device = checks.device("device", device)
+        if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
+            raise TypeError(f"dtype must be a floating torch.dtype; got {dtype!r}")
         self.dim, self.n_states, self.lam = dim, n_states, float(lam)
         self.Lambda_inv = torch.eye(dim, device=device, dtype=dtype) / lam
         self.c = torch.zeros(dim, device=device, dtype=dtype)
@@ -113,6 +121,14 @@ class RidgeStats:
             raise ValueError(f"x must have shape ({self.dim},); got {tuple(x.shape)}")
         if not isinstance(y, (int, float)) or not math.isfinite(y):
             raise ValueError(f"y must be a finite number; got {y!r}")
+        if next_state is not None:
+            try:
+                ok = not isinstance(next_state, bool) and 0 <= operator.index(next_state) < self.n_states
+            except TypeError:
+                ok = False
+            if not ok:
+                raise ValueError(f"next_state must be an integer in [0, {self.n_states}) or None; got {next_state!r}")
+        weight = checks.finite_number("weight", weight)
         x = x.to(self.c)
         Ax = self.Lambda_inv @ x
         quad = x @ Ax
@@ -120,8 +136,6 @@ class RidgeStats:
         self.Lambda_inv = _sm(self.Lambda_inv, Ax, (1.0 + quad).reshape(1))
         self.c += y * x
         if next_state is not None:
-            if not 0 <= int(next_state) < self.n_states:
-                raise ValueError(f"next_state must lie in [0, {self.n_states}); got {next_state!r}")
             self.B[:, int(next_state)] += weight * x
         self.n += 1
 
@@ -140,7 +154,8 @@ def optimistic_value_iteration(features: torch.Tensor, stats: RidgeStats, bonus_
     ``features`` has shape ``(S, n_options, D)``: the regression feature of every (state, option)
     pair. Iterates ``Q(s,o) = min(features[s,o]^T Lambda^{-1}(c + B V) + bonus(s,o), v_max)`` with
     ``bonus = bonus_scale * ||features[s,o]||_{Lambda^{-1}}`` and ``V(s) = max_o Q(s,o)`` until the
-    sup-change is below ``tol``. Returns ``(Q, V, n_iter)``.
+    sup-change is below ``tol``. Returns ``(Q, V, n_iter)``; warns (:class:`icml26.checks.IterationCapReached`)
+    when ``max_iter`` iterations end above ``tol``.
     """
     _tensor("features", features, ndim=3)
     if not isinstance(stats, RidgeStats):
@@ -151,10 +166,14 @@ def optimistic_value_iteration(features: torch.Tensor, stats: RidgeStats, bonus_
                          f"got {tuple(features.shape)}")
     if not isinstance(bonus_scale, (int, float)) or bonus_scale < 0 or not math.isfinite(bonus_scale):
         raise ValueError(f"bonus_scale must be a finite number >= 0; got {bonus_scale!r}")
-    if not isinstance(v_max, (int, float)) or not v_max > 0:
-        raise ValueError(f"v_max must be a positive number; got {v_max!r}")
+    v_max = checks.positive_number("v_max", v_max)
     if isinstance(max_iter, bool) or not isinstance(max_iter, int) or max_iter < 1:
         raise ValueError(f"max_iter must be a positive integer; got {max_iter!r}")
+    tol = checks.positive_number("tol", tol)
+    if V0 is not None:
+        _tensor("V0", V0, ndim=1)
+        if V0.shape[0] != S:
+            raise ValueError(f"V0 must have shape ({S},); got {tuple(V0.shape)}")
     F = features.to(stats.c)
     FL = F @ stats.Lambda_inv                         # (S, O, D)
     g0 = FL @ stats.c                                 # (S, O)
@@ -162,7 +181,7 @@ def optimistic_value_iteration(features: torch.Tensor, stats: RidgeStats, bonus_
     bonus = bonus_scale * ((FL * F).sum(-1).clamp_min(0.0).sqrt())
     base = g0 + bonus
     V = torch.zeros(S, dtype=F.dtype, device=F.device) if V0 is None else V0.to(F).clone()
-    it = 0
+    it, delta = 0, math.inf
     for it in range(1, max_iter + 1):  # noqa: B007 -- a fixed-point loop; each step is one batched matvec
         Q = torch.clamp(base + G @ V, max=v_max)
         V_new = Q.max(dim=1).values
@@ -174,8 +193,15 @@ def optimistic_value_iteration(features: torch.Tensor, stats: RidgeStats, bonus_
                 break
         else:
             V = V_new
+    if delta >= tol:
+        _cap_warning("optimistic_value_iteration", max_iter, delta, tol)
     Q = torch.clamp(base + G @ V, max=v_max)
     return Q, Q.max(dim=1).values, it
+
+
+def _cap_warning(fn: str, max_iter: int, delta: float, tol: float) -> None:
+    warnings.warn(f"{fn} stopped at max_iter={max_iter} with a change of {delta:.3g} >= tol={tol:g}",
+                  checks.IterationCapReached, stacklevel=3)
 
 
 def solve_values(R: torch.Tensor, B: torch.Tensor) -> torch.Tensor:
@@ -239,29 +265,38 @@ def bellman_fixed_point(P: torch.Tensor, r: torch.Tensor, gamma: float, policy: 
                         tol: float = 1e-13, max_iter: int = 100_000) -> torch.Tensor:
     """Iterate the Bellman operator (of ``policy``, or the optimality operator when ``None``) to ``tol``.
 
-    An independent oracle for :func:`evaluate_policy_exact` and :func:`policy_iteration`.
+    An independent oracle for :func:`evaluate_policy_exact` and :func:`policy_iteration`. ``tol`` must be
+    resolvable in ``P``'s dtype; warns (:class:`icml26.checks.IterationCapReached`) when ``max_iter`` is hit.
     """
     A, S = _check_mdp(P, r, gamma)
+    tol = checks.reachable_tolerance("tol", tol, P.dtype) if P.is_floating_point() else \
+        checks.positive_number("tol", tol)
+    max_iter = checks.positive_int("max_iter", max_iter)
     V = torch.zeros(S, dtype=P.dtype, device=P.device)
     if policy is not None:
         P_pi, r_pi = _policy_matrices(P, r, policy)
+    delta = math.inf
     for _ in range(max_iter):
         if policy is None:
             V_new = (r + gamma * torch.einsum("ast,t->sa", P, V)).max(dim=1).values
         else:
             V_new = r_pi + gamma * P_pi @ V
-        if float((V_new - V).abs().max()) < tol:
+        delta = float((V_new - V).abs().max())
+        if delta < tol:
             return V_new
         V = V_new
+    _cap_warning("bellman_fixed_point", max_iter, delta, tol)
     return V
 
 
 def policy_iteration(P: torch.Tensor, r: torch.Tensor, gamma: float, max_iter: int = 1000):
     """Exact optimal control of a tabular discounted MDP by Howard's policy iteration.
 
-    Returns ``(Q, V, policy)`` with ``Q`` of shape ``(S, A)``.
+    Returns ``(Q, V, policy)`` with ``Q`` of shape ``(S, A)``; warns (:class:`icml26.checks.IterationCapReached`)
+    when ``max_iter`` improvement steps end without a stable policy.
     """
     A, S = _check_mdp(P, r, gamma)
+    max_iter = checks.positive_int("max_iter", max_iter)
     policy = torch.zeros(S, dtype=torch.long, device=P.device)
     for _ in range(max_iter):
         V = evaluate_policy_exact(P, r, gamma, policy)
@@ -272,4 +307,6 @@ def policy_iteration(P: torch.Tensor, r: torch.Tensor, gamma: float, max_iter: i
         if not bool(improve.any()):
             return Q, V, policy
         policy = torch.where(improve, Q.argmax(dim=1), policy)
+    warnings.warn(f"policy_iteration stopped at max_iter={max_iter} before its policy stopped changing",
+                  checks.IterationCapReached, stacklevel=2)
     return Q, V, policy

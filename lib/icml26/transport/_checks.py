@@ -32,8 +32,17 @@ def positive_int(value, name: str) -> int:
     return int(value)
 
 
+def _named(name) -> str:
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"name must be the non-empty name of the argument being checked; got {name!r}")
+    return name
+
+
 def finite_tensor(x, name: str, ndim: int | None = None, nonempty: bool = True) -> torch.Tensor:
     """``x`` as a finite floating tensor (``ndim`` dimensions, at least one element unless ``nonempty=False``)."""
+    _named(name)
+    if ndim is not None and (isinstance(ndim, bool) or not isinstance(ndim, int) or ndim < 0):
+        raise ValueError(f"ndim must be a non-negative integer or None; got {ndim!r}")
     if not isinstance(x, torch.Tensor):
         raise TypeError(f"{name} must be a torch.Tensor; got {type(x).__name__}")
     if ndim is not None and x.ndim != ndim:
@@ -49,6 +58,8 @@ def finite_tensor(x, name: str, ndim: int | None = None, nonempty: bool = True) 
 
 def marginals(value, name: str = "marginals", min_count: int = 2) -> list:
     """A list of at least ``min_count`` finite (n_k, d) point clouds sharing d."""
+    _named(name)
+    positive_int(min_count, "min_count")
     if not isinstance(value, (list, tuple)) or len(value) < min_count:
         raise ValueError(f"{name} must be a list of at least {min_count} (n, d) tensors")
     d = as_points(value[0], f"{name}[0]").shape[1]
