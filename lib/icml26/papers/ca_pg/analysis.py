@@ -8,9 +8,12 @@
 
 from __future__ import annotations
 
+import math
+
 import torch
 
-from icml26.papers.ca_pg.method import lsr_choose, lsr_probs
+from icml26 import checks
+from icml26.papers.ca_pg.method import RHO_METHODS, _check_generator, _check_k, lsr_choose, lsr_probs
 from icml26.ranking import (
     enumerate_rankings,
     inclusion_prob,
@@ -27,6 +30,13 @@ def _check_same(f, q, g):
             raise ValueError(f"{name} must be a floating-point tensor")
     if not f.shape == q.shape == g.shape:
         raise ValueError(f"f, q and g must share one shape; got {tuple(f.shape)}, {tuple(q.shape)}, {tuple(g.shape)}")
+    for name, t in (("f", f), ("q", q), ("g", g)):
+        checks.tensor(name, t)
+
+
+def _check_tau(tau) -> None:
+    if isinstance(tau, bool) or not isinstance(tau, (int, float)) or math.isnan(tau) or tau < 0:
+        raise ValueError(f"tau must be a number >= 0 (0 = argmax, inf = uniform); got {tau!r}")
 
 
 def _cos(a: torch.Tensor, b: torch.Tensor) -> float:
@@ -43,6 +53,10 @@ def exact_gradients(f: torch.Tensor, q: torch.Tensor, g: torch.Tensor, k: int, t
     _check_same(f, q, g)
     if f.dim() != 2:
         raise ValueError(f"f must have shape (C, N); got {tuple(f.shape)}")
+    if f.shape[1] > 8:
+        raise ValueError(f"f must have at most N = 8 items for enumeration; got shape {tuple(f.shape)}")
+    _check_k(k, f.shape[1])
+    _check_tau(tau)
     f, q, g = (t.to(torch.float64) for t in (f, q, g))
     c, n = f.shape
     perms = enumerate_rankings(n, k, device=f.device)  # (P, K)
@@ -87,6 +101,11 @@ def variance_probe(f: torch.Tensor, q: torch.Tensor, g: torch.Tensor, k: int, ta
         raise ValueError(f"f must have shape (N,); got {tuple(f.shape)}")
     if isinstance(n_samples, bool) or not isinstance(n_samples, int) or n_samples < 2:
         raise ValueError(f"n_samples must be an integer >= 2; got {n_samples!r}")
+    _check_k(k, f.shape[0])
+    _check_tau(tau)
+    checks.positive_int("n_mc", n_mc)
+    _check_generator(generator)
+    checks.one_of("rho", rho, RHO_METHODS)
     n = f.shape[0]
     fe = f.detach().expand(n_samples, n)
     o = sample_topk(fe, k, generator=generator)
@@ -107,6 +126,12 @@ def inclusion_errors(f: torch.Tensor, k: int, n_mc: int = 2000, top: int = 5,
     """Quadrature vs Gumbel-MC vs with-replacement inclusion probabilities for one list (note §6 claim 3)."""
     if not isinstance(f, torch.Tensor) or f.dim() != 1:
         raise ValueError("f must be a 1-D float tensor of logits")
+    checks.tensor("f", f, dtype_kind="float")
+    _check_k(k, f.shape[0])
+    checks.positive_int("n_mc", n_mc)
+    checks.positive_int("top", top)
+    _check_generator(generator)
+    checks.positive_int("n_nodes", n_nodes)
     f = f.to(torch.float64)
     quad = inclusion_prob(f, k, method="quadrature", n_nodes=n_nodes)
     mc = inclusion_prob(f, k, method="mc", n_mc=n_mc, generator=generator)

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import torch
 
-from icml26.papers.ca_pg.method import capg_loss, reward_baseline
+from icml26 import checks
+from icml26.papers.ca_pg.method import _capg_loss, _check_capg, _check_items, _check_k, _reward_baseline
 from icml26.ranking import listwise_nll, score_logits
 
 
@@ -27,9 +28,17 @@ def vpg_loss(scores: torch.Tensor, ranking: torch.Tensor, rewards: torch.Tensor,
     """
     if not isinstance(scores, torch.Tensor) or scores.dim() != 2:
         raise ValueError("scores must be a float tensor of ESR logits, shape (B, N)")
+    checks.tensor("scores", scores, dtype_kind="float")
     if not isinstance(rewards, torch.Tensor) or rewards.shape != scores.shape[:1]:
         raise ValueError(f"rewards must be a tensor of shape (B,) = ({scores.shape[0]},)")
-    b = reward_baseline(rewards, baseline)
+    checks.tensor("rewards", rewards)
+    _check_items("ranking", ranking, scores, "(B, K)")
+    checks.one_of("baseline", baseline, ("none", "mean"))
+    return _vpg_loss(scores, ranking, rewards, baseline)
+
+
+def _vpg_loss(scores, ranking, rewards, baseline):
+    b = _reward_baseline(rewards, baseline)
     sc = score_logits(scores, ranking)
     return -(((rewards - b).detach().unsqueeze(-1) * sc) * scores).sum(-1).mean()
 
@@ -40,13 +49,25 @@ def topk_wr_loss(scores: torch.Tensor, chosen: torch.Tensor, rewards: torch.Tens
     Its gradient is ``r K (1-p_a)^{K-1} grad p_a / rho_wr(a)``: the "lambda_K" multiplier of that paper
     with the with-replacement marginal in place of the exact one.
     """
-    return capg_loss(scores, chosen, rewards, k, rho="with_replacement", baseline="none")
+    _check_capg(scores, chosen, rewards, k, "with_replacement", 16, "none", None)
+    return _topk_wr_loss(scores, chosen, rewards, k)
+
+
+def _topk_wr_loss(scores, chosen, rewards, k):
+    return _capg_loss(scores, chosen, rewards, k, rho="with_replacement", baseline="none")
 
 
 def distill_loss(scores: torch.Tensor, candidates: torch.Tensor, g: torch.Tensor) -> torch.Tensor:
     """Distil the LSR: ListMLE of the candidates in the LSR's order (uses no reward; inferred baseline)."""
-    if candidates.shape[:-1] != scores.shape[:-1]:
+    checks.tensor("scores", scores, dtype_kind="float")
+    if not isinstance(candidates, torch.Tensor) or candidates.shape[:-1] != scores.shape[:-1]:
         raise ValueError("candidates must have shape (B, K) matching scores (B, N)")
+    _check_items("candidates", candidates, scores, "(B, K)")
+    checks.tensor("g", g, shape=scores.shape, dtype_kind="float")
+    return _distill_loss(scores, candidates, g)
+
+
+def _distill_loss(scores, candidates, g):
     gc = torch.gather(g, -1, candidates)
     order = torch.argsort(gc, dim=-1, descending=True)
     ranked = torch.gather(candidates, -1, order)
@@ -55,8 +76,8 @@ def distill_loss(scores: torch.Tensor, candidates: torch.Tensor, g: torch.Tensor
 
 def oracle_candidates(q: torch.Tensor, k: int) -> torch.Tensor:
     """The oracle ESR's set for an argmax LSR aligned with q: the top-K items by q, ``(..., K)``."""
-    if not isinstance(k, int) or not 1 <= k <= q.shape[-1]:
-        raise ValueError(f"k must be an integer in [1, {q.shape[-1]}]; got {k!r}")
+    checks.tensor("q", q, dtype_kind="float")
+    _check_k(k, q.shape[-1])
     return torch.topk(q, k, dim=-1).indices
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from icml26 import checks
 from icml26.papers.ca_pg.training import World
 
 
@@ -25,6 +26,15 @@ def make_digits_world(n_users: int = 200, alpha: float = 2.0, beta: float = 3.0,
         raise ValueError(f"n_users must be a positive integer; got {n_users!r}")
     if isinstance(pca_dim, bool) or not isinstance(pca_dim, int) or not 1 <= pca_dim <= 64:
         raise ValueError(f"pca_dim must be an integer in [1, 64]; got {pca_dim!r}")
+    for name, v in (("alpha", alpha), ("beta", beta), ("gamma", gamma)):
+        checks.finite_number(name, v)
+    if not 1 <= checks.positive_int("n_proto", n_proto) <= 100:
+        raise ValueError(f"n_proto must lie in [1, 100] (images per class to average); got {n_proto}")
+    checks.nonnegative_number("proto_noise", proto_noise)
+    if not 10 <= checks.positive_int("n_label", n_label) <= 1797:
+        raise ValueError(f"n_label must lie in [10, 1797] (labelled images for the LSR's classifier); got {n_label}")
+    checks.device("device", device)
+    checks.seed("seed", seed)
     from sklearn.datasets import load_digits
     from sklearn.decomposition import PCA
     from sklearn.linear_model import LogisticRegression
@@ -43,6 +53,8 @@ def make_digits_world(n_users: int = 200, alpha: float = 2.0, beta: float = 3.0,
     q = 1.0 / (1.0 + np.exp(-(alpha * z + beta * same - gamma)))
     # LSR: full cosine + a classifier trained on a small labelled subset (imperfect)
     sub = rng.choice(len(x), n_label, replace=False)
+    if len(np.unique(labels[sub])) < 10:
+        raise ValueError(f"n_label={n_label} labelled images miss a digit class; use more (e.g. 300)")
     clf = LogisticRegression(max_iter=300, C=0.05).fit(x[sub] / 16.0, labels[sub])
     proba = clf.predict_proba(x / 16.0)  # (N, 10)
     g = alpha * z + beta * proba[:, classes].T - gamma

@@ -16,9 +16,10 @@ import time
 
 import torch
 
+from icml26 import checks
 from icml26.papers.ca_pg.analysis import exact_gradients, inclusion_errors, variance_probe
 from icml26.papers.ca_pg.method import lsr_scores
-from icml26.papers.ca_pg.training import make_world, max_drop_after, steps_to, train
+from icml26.papers.ca_pg.training import ESTIMATORS, make_world, max_drop_after, steps_to, train
 
 CONFIGS = {
     "quick": {
@@ -61,10 +62,69 @@ CONFIGS = {
 }
 
 VPG_VARIANTS = ("vpg_mean", "vpg")
+PARTS = {  # part: (positive integer keys, positive number keys, other keys)
+    "variance": (("n_items", "n_samples", "n_mc"), ("tau",), ("ks",)),
+    "exact": (("n_items", "k", "n_contexts"), ("anti_tau",), ("aligned_taus",)),
+    "inclusion": (("n_items", "k", "n_mc", "top"), (), ()),
+    "training": (("n_items", "n_users", "d", "steps", "n_seeds", "batch", "n_mc", "eval_every", "eval_users",
+                  "eval_sets"), ("lr", "tau"), ("ks", "estimators")),
+    "stability": (("k", "n_seeds"), (), ("estimators",)),
+    "alignment": (("k", "n_seeds", "steps"), (), ("estimators",)),
+    "digits": (("n_users", "steps", "n_seeds"), (), ("ks", "estimators")),
+}
+
+
+def _check_part(part: str, cfg, name: str | None = None) -> None:
+    """One part of a config (``CONFIGS[scale][part]``): its keys and the kind of each value."""
+    name = name or f"config[{part!r}]"
+    ints, nums, other = PARTS[part]
+    checks.config(name, cfg, required=ints + nums + other, allowed=("shift",))
+    for k in ints:
+        checks.positive_int(f"{name}[{k!r}]", cfg[k])
+    for k in nums:
+        checks.positive_number(f"{name}[{k!r}]", cfg[k])
+    for k in ("ks", "aligned_taus", "estimators"):
+        if k in other:
+            v = cfg[k]
+            if isinstance(v, (str, bytes)) or not isinstance(v, (list, tuple)) or not v:
+                raise ValueError(f"{name}[{k!r}] must be a non-empty list; got {v!r}")
+            for x in v:
+                if k == "ks":
+                    checks.positive_int(f"{name}['ks']", x)
+                elif k == "aligned_taus":
+                    checks.positive_number(f"{name}['aligned_taus']", x)
+                else:
+                    checks.one_of(f"{name}['estimators']", x, ESTIMATORS)
+    if "shift" in cfg:
+        checks.finite_number(f"{name}['shift']", cfg["shift"])
+    n = cfg.get("n_items")
+    if n is not None:
+        for k in list(cfg.get("ks", [])) + ([cfg["k"]] if "k" in cfg else []):
+            if k > n:
+                raise ValueError(f"{name}: K = {k} exceeds n_items = {n}")
+    if part == "exact" and cfg["n_items"] > 8:
+        raise ValueError(f"{name}['n_items'] must be <= 8 (enumeration); got {cfg['n_items']}")
+
+
+def _check_args(device, seed) -> torch.device:
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
+    return checks.device("device", device)
+
+
+def _check_config(config) -> None:
+    if not isinstance(config, dict) or "training" not in config:
+        raise ValueError("config must be one of CONFIGS' dicts (with 'variance', 'exact', 'inclusion', 'training')")
+    checks.config("config", config, required=("variance", "exact", "inclusion", "training"), allowed=PARTS)
+    for part in PARTS:
+        if config.get(part) is not None:
+            _check_part(part, config[part])
 
 
 def run_variance(cfg: dict, device, seed: int) -> dict:
     """Claim 1: one context, f ~ N(0,1), q = sigmoid(1.5 z - 1), softmax LSR on q (note §5(a))."""
+    _check_part("variance", cfg, "cfg")
+    _check_args(device, seed)
     gen = torch.Generator(device=device).manual_seed(seed)
     n = cfg["n_items"]
     f = torch.randn(n, generator=gen, device=device)
@@ -76,6 +136,8 @@ def run_variance(cfg: dict, device, seed: int) -> dict:
 
 def run_exact(cfg: dict, device, seed: int) -> dict:
     """Claim 2: enumeration checks on C contexts with free logits (note §3.5)."""
+    _check_part("exact", cfg, "cfg")
+    _check_args(device, seed)
     gen = torch.Generator(device="cpu").manual_seed(seed)
     c, n, k = cfg["n_contexts"], cfg["n_items"], cfg["k"]
     f = torch.randn(c, n, generator=gen, dtype=torch.float64).to(device)
@@ -89,6 +151,8 @@ def run_exact(cfg: dict, device, seed: int) -> dict:
 
 def run_inclusion(cfg: dict, device, seed: int) -> dict:
     """Claim 3: inclusion-probability estimators at N=50, K=10 (note §3.6)."""
+    _check_part("inclusion", cfg, "cfg")
+    _check_args(device, seed)
     gen = torch.Generator(device=device).manual_seed(seed)
     f = torch.randn(cfg["n_items"], generator=gen, device=device, dtype=torch.float64)
     out = inclusion_errors(f, cfg["k"], n_mc=cfg["n_mc"], top=cfg["top"], generator=gen)
@@ -138,6 +202,11 @@ def _summarise(curves: dict, horizon_80: int) -> dict:
 
 def run_training(cfg: dict, device, seed: int) -> dict:
     """Claims 4-6: learning curves of CA-PG and the baselines (equal footing, note §5(b))."""
+    checks.config("cfg", cfg, required=("training",), allowed=PARTS)
+    for part in ("training", "stability", "alignment", "digits"):
+        if cfg.get(part) is not None:
+            _check_part(part, cfg[part], f"cfg[{part!r}]")
+    _check_args(device, seed)
     tcfg = cfg["training"]
     seeds = [seed + i for i in range(tcfg["n_seeds"])]
     curves = _train_grid(tcfg, tcfg["ks"], tcfg["estimators"], seeds, device)
@@ -167,11 +236,8 @@ def run_training(cfg: dict, device, seed: int) -> dict:
 
 def run(config: dict, device, seed: int) -> dict:
     """Run every part of the ca_pg reproduction at one scale; see the module docstring."""
-    if not isinstance(config, dict) or "training" not in config:
-        raise ValueError("config must be one of CONFIGS' dicts (with 'variance', 'exact', 'inclusion', 'training')")
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
-    device = torch.device(device)
+    _check_config(config)
+    device = _check_args(device, seed)
     t0 = time.perf_counter()
     results = {
         "variance": run_variance(config["variance"], device, seed),

@@ -6,8 +6,9 @@ import math
 
 import torch
 
+from icml26 import checks
 from icml26.papers.ca_pg.analysis import exact_gradients, variance_probe
-from icml26.papers.ca_pg.method import lsr_scores
+from icml26.papers.ca_pg.method import ALIGNMENTS, RHO_METHODS, lsr_scores
 from icml26.papers.ca_pg.training import LABELS
 from icml26.ranking import inclusion_prob
 from icml26.viz import PALETTE, figure
@@ -16,6 +17,12 @@ from icml26.viz import PALETTE, figure
 def plot_variance_vs_k(n_items: int = 200, k_max: int = 50, tau: float = 0.1, n_samples: int = 60,
                        n_mc: int = 8, seed: int = 0):
     """Single-sample trace-variance of V-PG and CA-PG against K (log axes), one random context."""
+    for name, v in (("n_items", n_items), ("k_max", k_max), ("n_mc", n_mc)):
+        checks.positive_int(name, v)
+    if checks.positive_int("n_samples", n_samples) < 2:
+        raise ValueError(f"n_samples must be >= 2 (a variance); got {n_samples}")
+    checks.nonnegative_number("tau", tau)
+    checks.seed("seed", seed)
     gen = torch.Generator().manual_seed(seed)
     f = torch.randn(n_items, generator=gen)
     q = torch.sigmoid(1.5 * torch.randn(n_items, generator=gen) - 1.0)
@@ -36,6 +43,14 @@ def plot_variance_vs_k(n_items: int = 200, k_max: int = 50, tau: float = 0.1, n_
 def plot_alignment_bias(alignment: str = "aligned", tau: float = 0.1, noise: float = 0.05, k: int = 3,
                         n_items: int = 7, seed: int = 0):
     """Exact (enumeration) cosine between E[CA-PG] and the true gradient for a range of LSR temperatures."""
+    checks.one_of("alignment", alignment, ALIGNMENTS)
+    checks.nonnegative_number("tau", tau)
+    checks.nonnegative_number("noise", noise)
+    if not 2 <= checks.positive_int("n_items", n_items) <= 8:
+        raise ValueError(f"n_items must lie in [2, 8] (enumeration); got {n_items}")
+    if not 1 <= checks.positive_int("k", k) <= n_items:
+        raise ValueError(f"k must lie in [1, n_items={n_items}]; got {k}")
+    checks.seed("seed", seed)
     gen = torch.Generator().manual_seed(seed)
     f = torch.randn(4, n_items, generator=gen, dtype=torch.float64)
     q = torch.sigmoid(1.5 * torch.randn(4, n_items, generator=gen, dtype=torch.float64) - 1.0)
@@ -64,6 +79,11 @@ def plot_alignment_bias(alignment: str = "aligned", tau: float = 0.1, noise: flo
 def plot_inclusion(n_items: int = 50, k: int = 10, method: str = "mc", n_mc: int = 32, spread: float = 1.0,
                    seed: int = 0):
     """Inclusion probabilities: the chosen estimator vs exact quadrature, items sorted by logit."""
+    for name, v in (("n_items", n_items), ("k", k), ("n_mc", n_mc)):
+        checks.positive_int(name, v)
+    checks.one_of("method", method, RHO_METHODS)
+    checks.finite_number("spread", spread)
+    checks.seed("seed", seed)
     gen = torch.Generator().manual_seed(seed)
     f = torch.randn(n_items, generator=gen, dtype=torch.float64) * spread
     f, _ = torch.sort(f, descending=True)
@@ -82,6 +102,13 @@ def plot_inclusion(n_items: int = 50, k: int = 10, method: str = "mc", n_mc: int
 
 def plot_learning_curves(results: dict, part: str = "training"):
     """Seed-mean value/oracle against training steps, one panel per K, one line per estimator."""
+    checks.config("results", results)
+    if not isinstance(part, str) or not isinstance(results.get(part), dict) or not results[part]:
+        raise ValueError(f"part must name a trained part of results among "
+                         f"{[p for p, v in results.items() if isinstance(v, dict) and p != 'config']}; got {part!r}")
+    for k, by_est in results[part].items():
+        for est, s in by_est.items():
+            checks.config(f"results[{part!r}][{k!r}][{est!r}]", s, required=("steps", "norm_mean"))
     summ = results[part]
     fig, axes = figure(ncols=len(summ), width=4.0)
     axes = list(axes.ravel()) if hasattr(axes, "ravel") else [axes]
@@ -96,6 +123,8 @@ def plot_learning_curves(results: dict, part: str = "training"):
 
 def plot_variance_results(results: dict):
     """The variance table of the experiment (claim 1)."""
+    checks.config("results", results, required=("variance",))
+    checks.config("results['variance']", results["variance"], required=("ks", "tr_var_vpg", "tr_var_capg", "ratio"))
     v = results["variance"]
     fig, ax = figure(width=5.0)
     ax.loglog(v["ks"], v["tr_var_vpg"], "s-", label="V-PG", color=PALETTE[1])

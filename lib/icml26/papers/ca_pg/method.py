@@ -17,6 +17,7 @@ import math
 import torch
 from torch import nn
 
+from icml26 import checks
 from icml26.ranking import log_inclusion_prob, sample_topk
 
 ALIGNMENTS = ("aligned", "noisy", "independent", "anti")
@@ -33,10 +34,12 @@ def lsr_scores(q: torch.Tensor, alignment: str = "aligned", noise: float = 0.0,
     """
     if not isinstance(q, torch.Tensor) or not q.is_floating_point():
         raise ValueError("q must be a floating-point tensor of mean rewards, shape (..., N)")
+    checks.tensor("q", q)
     if alignment not in ALIGNMENTS:
         raise ValueError(f"alignment must be one of {ALIGNMENTS}; got {alignment!r}")
     if not isinstance(noise, (int, float)) or noise < 0 or not math.isfinite(noise):
         raise ValueError(f"noise must be a finite number >= 0; got {noise!r}")
+    _check_generator(generator)
     if alignment == "aligned":
         return q.clone()
     if alignment == "anti":
@@ -53,13 +56,36 @@ def lsr_probs(g: torch.Tensor, candidates: torch.Tensor, tau: float) -> torch.Te
     ``tau = 0`` is the argmax LSR (ties split evenly); ``tau = inf`` is the uniform LSR, for which
     CA-PG is exactly unbiased (note §3.5).
     """
-    if not isinstance(tau, (int, float)) or math.isnan(tau) or tau < 0:
+    _check_lsr(g, candidates, tau)
+    return _lsr_probs(g, candidates, tau)
+
+
+def _check_generator(generator) -> None:
+    if generator is not None and not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator or None; got {type(generator).__name__}")
+
+
+def _check_items(name: str, idx, scores: torch.Tensor, what: str = "(..., K)") -> None:
+    """An int64 tensor of item indices into the last dim of ``scores``, with ``scores``' leading dims."""
+    if not isinstance(idx, torch.Tensor) or idx.dtype != torch.int64:
+        raise ValueError(f"{name} must be an int64 tensor of item indices, shape {what}")
+    checks.tensor(name, idx)
+    if idx.shape[:-1] != scores.shape[:-1]:
+        raise ValueError(f"{name}' leading dims {tuple(idx.shape[:-1])} must match the scores' "
+                         f"{tuple(scores.shape[:-1])}")
+    if int(idx.min()) < 0 or int(idx.max()) >= scores.shape[-1]:
+        raise ValueError(f"{name} must hold item indices in [0, {scores.shape[-1] - 1}]; "
+                         f"got [{int(idx.min())}, {int(idx.max())}]")
+
+
+def _check_lsr(g, candidates, tau) -> None:
+    if not isinstance(tau, (int, float)) or isinstance(tau, bool) or math.isnan(tau) or tau < 0:
         raise ValueError(f"tau must be a number >= 0 (0 = argmax, inf = uniform); got {tau!r}")
-    if not isinstance(candidates, torch.Tensor) or candidates.dtype != torch.int64:
-        raise ValueError("candidates must be an int64 tensor of item indices, shape (..., K)")
-    if candidates.shape[:-1] != g.shape[:-1]:
-        raise ValueError(f"candidates' leading dims {tuple(candidates.shape[:-1])} must match g's "
-                         f"{tuple(g.shape[:-1])}")
+    checks.tensor("g", g, dtype_kind="float")
+    _check_items("candidates", candidates, g)
+
+
+def _lsr_probs(g, candidates, tau):
     gc = torch.gather(g, -1, candidates)
     if math.isinf(tau):
         return torch.full_like(gc, 1.0 / gc.shape[-1])
@@ -72,7 +98,13 @@ def lsr_probs(g: torch.Tensor, candidates: torch.Tensor, tau: float) -> torch.Te
 def lsr_choose(g: torch.Tensor, candidates: torch.Tensor, tau: float,
                generator: torch.Generator | None = None) -> torch.Tensor:
     """Sample the item the LSR shows from each candidate set; returns item indices ``(...)``."""
-    p = lsr_probs(g, candidates, tau)
+    _check_lsr(g, candidates, tau)
+    _check_generator(generator)
+    return _lsr_choose(g, candidates, tau, generator)
+
+
+def _lsr_choose(g, candidates, tau, generator):
+    p = _lsr_probs(g, candidates, tau)
     flat = p.reshape(-1, p.shape[-1])
     pos = torch.multinomial(flat, 1, generator=generator).reshape(p.shape[:-1])
     return torch.gather(candidates, -1, pos.unsqueeze(-1)).squeeze(-1)
@@ -80,8 +112,13 @@ def lsr_choose(g: torch.Tensor, candidates: torch.Tensor, tau: float,
 
 def reward_baseline(rewards: torch.Tensor, kind: str) -> torch.Tensor:
     """A constant-per-batch baseline: ``"none"`` (0) or ``"mean"`` (batch mean of the rewards)."""
+    checks.tensor("rewards", rewards)
+    return _reward_baseline(rewards, kind)
+
+
+def _reward_baseline(rewards, kind):
     if kind not in BASELINES:
-        raise ValueError(f"baseline must be one of {BASELINES}; got {kind!r}")
+        raise ValueError(f"baseline (kind) must be one of {BASELINES}; got {kind!r}")
     if kind == "none":
         return torch.zeros((), dtype=rewards.dtype, device=rewards.device)
     return rewards.mean()
@@ -111,10 +148,30 @@ def capg_loss(scores: torch.Tensor, chosen: torch.Tensor, rewards: torch.Tensor,
     ``rho`` selects the inclusion estimator (note §3.6): ``"mc"`` (Rao-Blackwellised Gumbel, ``n_mc``
     draws), ``"quadrature"``, ``"with_replacement"`` (Chen et al. 2019's marginal), ``"enumerate"`` (N <= 8).
     """
+    _check_capg(scores, chosen, rewards, k, rho, n_mc, baseline, generator)
+    return _capg_loss(scores, chosen, rewards, k, rho, n_mc, baseline, generator)
+
+
+def _check_capg(scores, chosen, rewards, k, rho, n_mc, baseline, generator) -> None:
+    checks.tensor("scores", scores)
     _check_batch(scores, chosen, rewards)
-    if rho not in RHO_METHODS:
-        raise ValueError(f"rho must be one of {RHO_METHODS}; got {rho!r}")
-    b = reward_baseline(rewards, baseline)
+    _check_items("chosen", chosen if chosen.dim() == 2 else chosen.unsqueeze(-1), scores, "(B,) or (B, m)")
+    _check_k(k, scores.shape[-1])
+    checks.one_of("rho", rho, RHO_METHODS)
+    checks.positive_int("n_mc", n_mc)
+    checks.one_of("baseline", baseline, BASELINES)
+    _check_generator(generator)
+
+
+def _check_k(k, n_items: int) -> int:
+    if not 1 <= checks.positive_int("k", k) <= n_items:
+        raise ValueError(f"k must lie in [1, N={n_items}]; got {k}")
+    return k
+
+
+def _capg_loss(scores, chosen, rewards, k, rho="mc", n_mc=16, baseline="none", generator=None):
+    """:func:`capg_loss` without the checks (the training loop's inner call)."""
+    b = _reward_baseline(rewards, baseline)
     items = chosen if chosen.dim() == 2 else chosen.unsqueeze(-1)
     log_rho = log_inclusion_prob(scores, items, k, method=rho, n_mc=n_mc, generator=generator)
     log_rho = log_rho if chosen.dim() == 2 else log_rho.squeeze(-1)
@@ -128,6 +185,9 @@ def lsr_rank(g: torch.Tensor, candidates: torch.Tensor, tau: float, m: int,
 
     Returns item indices ``(..., m)``, best first (inferred generalisation of note §3.1).
     """
+    checks.tensor("g", g, dtype_kind="float")
+    _check_items("candidates", candidates, g)
+    _check_generator(generator)
     if isinstance(m, bool) or not isinstance(m, int) or not 1 <= m <= candidates.shape[-1]:
         raise ValueError(f"m must be an integer in [1, K={candidates.shape[-1]}]; got {m!r}")
     if not isinstance(tau, (int, float)) or math.isnan(tau) or tau < 0 or math.isinf(tau):
@@ -153,6 +213,12 @@ class TwoTowerESR(nn.Module):
         for name, v in (("d", d), ("d_item", d_item)):
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
                 raise ValueError(f"{name} must be a positive integer; got {v!r}")
+        checks.finite_number("init_scale", init_scale)
+        _check_generator(generator)
+        if device is not None:
+            checks.device("device", device)
+        if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
+            raise TypeError(f"dtype must be a floating torch.dtype; got {dtype!r}")
         w = torch.randn(d, d_item, generator=generator, device=device, dtype=dtype) * init_scale
         self.W = nn.Parameter(w)
         self.d, self.d_item = d, d_item

@@ -14,8 +14,18 @@ from dataclasses import dataclass
 
 import torch
 
-from icml26.papers.ca_pg.baselines import distill_loss, topk_wr_loss, vpg_loss
-from icml26.papers.ca_pg.method import TwoTowerESR, capg_loss, lsr_choose, lsr_probs, lsr_scores
+from icml26 import checks
+from icml26.papers.ca_pg.baselines import _distill_loss, _topk_wr_loss, _vpg_loss
+from icml26.papers.ca_pg.method import (
+    ALIGNMENTS,
+    TwoTowerESR,
+    _capg_loss,
+    _check_k,
+    _check_lsr,
+    _lsr_choose,
+    _lsr_probs,
+    lsr_scores,
+)
 from icml26.ranking import sample_topk
 
 ESTIMATORS = ("capg", "capg_mean", "capg_quad", "vpg_mean", "vpg", "topk_wr", "distill")
@@ -32,12 +42,31 @@ class World:
     g: torch.Tensor  # (U, N) LSR scores
 
 
+def _check_world(world) -> None:
+    """A :class:`World` whose users (U, d), items (N, d_item), q and g (U, N) agree and are finite."""
+    if not isinstance(world, World):
+        raise TypeError(f"world must be a World (see make_world); got {type(world).__name__}")
+    checks.tensor("world.q", world.q, ndim=2, dtype_kind="float")
+    U, N = world.q.shape
+    checks.tensor("world.g", world.g, shape=(U, N), dtype_kind="float")
+    checks.tensor("world.users", world.users, shape=(U, None), dtype_kind="float")
+    checks.tensor("world.items", world.items, shape=(N, None), dtype_kind="float")
+
+
 def make_world(n_items: int, n_users: int, d: int = 16, sharp: float = 3.0, shift: float = 2.5,
                alignment: str = "aligned", noise: float = 0.0, device="cpu", seed: int = 0) -> World:
     """The two-tower world of note §5(b)/§7 with sparse good items."""
     for name, v in (("n_items", n_items), ("n_users", n_users), ("d", d)):
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:
             raise ValueError(f"{name} must be a positive integer; got {v!r}")
+    if n_items < 2:
+        raise ValueError(f"n_items must be >= 2 (the rewards are standardised over items); got {n_items}")
+    checks.finite_number("sharp", sharp)
+    checks.finite_number("shift", shift)
+    checks.one_of("alignment", alignment, ALIGNMENTS)
+    checks.nonnegative_number("noise", noise)
+    checks.device("device", device)
+    checks.seed("seed", seed)
     gen = torch.Generator(device="cpu").manual_seed(seed)
     users = torch.randn(n_users, d, generator=gen)
     items = torch.randn(n_items, d, generator=gen)
@@ -52,17 +81,40 @@ def make_world(n_items: int, n_users: int, d: int = 16, sharp: float = 3.0, shif
 def evaluate_value(scores: torch.Tensor, q: torch.Tensor, g: torch.Tensor, k: int, tau: float,
                    n_sets: int, generator: torch.Generator) -> float:
     """Expected reward of the two-stage policy: mean over users and ``n_sets`` ESR draws of sum_a pi0 q."""
+    _check_world_scores(scores, q, g, k, tau)
+    checks.positive_int("n_sets", n_sets)
+    if not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator; got {type(generator).__name__}")
+    return _evaluate_value(scores, q, g, k, tau, n_sets, generator)
+
+
+def _check_world_scores(scores, q, g, k, tau) -> None:
+    """ESR logits, mean rewards and LSR scores of one shape (U, N); ``k`` in [1, N]; ``tau`` >= 0."""
+    checks.tensor("q", q, ndim=2, dtype_kind="float")
+    for name, t in (("scores", scores), ("g", g)):
+        if t is not None:
+            checks.tensor(name, t, shape=q.shape, dtype_kind="float")
+    _check_k(k, q.shape[-1])
+    _check_lsr(g, torch.zeros(*g.shape[:-1], 1, dtype=torch.long, device=g.device), tau)
+
+
+def _evaluate_value(scores, q, g, k, tau, n_sets, generator):
     cand = sample_topk(scores, k, n=n_sets, generator=generator)  # (S, U, K)
     ge = g.expand(n_sets, *g.shape)
-    p0 = lsr_probs(ge, cand, tau)
+    p0 = _lsr_probs(ge, cand, tau)
     qc = torch.gather(q.expand(n_sets, *q.shape), -1, cand)
     return float((p0 * qc).sum(-1).mean())
 
 
 def oracle_value(q: torch.Tensor, g: torch.Tensor, k: int, tau: float) -> float:
     """Value of the oracle ESR (top-K by q) under the LSR."""
+    _check_world_scores(None, q, g, k, tau)
+    return _oracle_value(q, g, k, tau)
+
+
+def _oracle_value(q, g, k, tau):
     cand = torch.topk(q, k, dim=-1).indices
-    return float((lsr_probs(g, cand, tau) * torch.gather(q, -1, cand)).sum(-1).mean())
+    return float((_lsr_probs(g, cand, tau) * torch.gather(q, -1, cand)).sum(-1).mean())
 
 
 def train(world: World, estimator: str, k: int, steps: int, batch: int = 32, lr: float = 0.05,
@@ -73,6 +125,7 @@ def train(world: World, estimator: str, k: int, steps: int, batch: int = 32, lr:
     One candidate set per sampled user and step; rewards Bernoulli(q(x, a)) of the LSR-chosen item.
     The evaluation users and Gumbel draws are the same for every estimator with this ``seed``.
     """
+    _check_world(world)
     if estimator not in ESTIMATORS:
         raise ValueError(f"estimator must be one of {ESTIMATORS}; got {estimator!r}")
     n_users, n_items = world.q.shape
@@ -80,6 +133,13 @@ def train(world: World, estimator: str, k: int, steps: int, batch: int = 32, lr:
         raise ValueError(f"k must be an integer in [1, {n_items}]; got {k!r}")
     if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
         raise ValueError(f"steps must be a positive integer; got {steps!r}")
+    for name, v in (("batch", batch), ("n_mc", n_mc), ("eval_every", eval_every), ("eval_users", eval_users),
+                    ("eval_sets", eval_sets), ("quad_nodes", quad_nodes)):
+        checks.positive_int(name, v)
+    checks.positive_number("lr", lr)
+    _check_lsr(world.g, torch.zeros(n_users, 1, dtype=torch.long, device=world.g.device), tau)
+    checks.seed("seed", seed)
+    checks.finite_number("init_scale", init_scale)
     dev = world.q.device
     gen = torch.Generator(device=dev).manual_seed(1000 + seed)
     init_gen = torch.Generator(device=dev).manual_seed(2000 + seed)
@@ -94,7 +154,7 @@ def train(world: World, estimator: str, k: int, steps: int, batch: int = 32, lr:
         with torch.no_grad():
             sc = model(world.users[eu], world.items)
             eg = torch.Generator(device=dev).manual_seed(eval_gen_seed + step)
-            curve.append(evaluate_value(sc, world.q[eu], world.g[eu], k, tau, eval_sets, eg))
+            curve.append(_evaluate_value(sc, world.q[eu], world.g[eu], k, tau, eval_sets, eg))
             curve_steps.append(step)
 
     evaluate(0)
@@ -103,29 +163,37 @@ def train(world: World, estimator: str, k: int, steps: int, batch: int = 32, lr:
         scores = model(world.users[u], world.items)
         cand = sample_topk(scores, k, generator=gen)
         gu, qu = world.g[u], world.q[u]
-        chosen = lsr_choose(gu, cand, tau, generator=gen)
+        chosen = _lsr_choose(gu, cand, tau, gen)
         r = (torch.rand(batch, generator=gen, device=dev) < torch.gather(qu, -1, chosen[:, None])[:, 0]).float()
         if estimator == "capg":
-            loss = capg_loss(scores, chosen, r, k, rho="mc", n_mc=n_mc, generator=gen)
+            loss = _capg_loss(scores, chosen, r, k, rho="mc", n_mc=n_mc, generator=gen)
         elif estimator == "capg_mean":
-            loss = capg_loss(scores, chosen, r, k, rho="mc", n_mc=n_mc, baseline="mean", generator=gen)
+            loss = _capg_loss(scores, chosen, r, k, rho="mc", n_mc=n_mc, baseline="mean", generator=gen)
         elif estimator == "capg_quad":
             loss = -(r * _quad_log_rho(scores, chosen, k, quad_nodes)).mean()
         elif estimator == "vpg_mean":
-            loss = vpg_loss(scores, cand, r, baseline="mean")
+            loss = _vpg_loss(scores, cand, r, baseline="mean")
         elif estimator == "vpg":
-            loss = vpg_loss(scores, cand, r, baseline="none")
+            loss = _vpg_loss(scores, cand, r, baseline="none")
         elif estimator == "topk_wr":
-            loss = topk_wr_loss(scores, chosen, r, k)
+            loss = _topk_wr_loss(scores, chosen, r, k)
         else:
-            loss = distill_loss(scores, cand, gu)
+            loss = _distill_loss(scores, cand, gu)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
         if step % eval_every == 0 or step == steps:
             evaluate(step)
-    oracle = oracle_value(world.q[eu], world.g[eu], k, tau)
+    oracle = _oracle_value(world.q[eu], world.g[eu], k, tau)
     return {"steps": curve_steps, "value": curve, "oracle": oracle}
+
+
+def _check_curve(curve, target, curve_steps=None) -> None:
+    checks.finite_number("target", target)
+    checks.array("curve", curve, ndim=1, finite=False, nonempty=False)  # a diverged run's NaN values are data
+    if curve_steps is not None:
+        checks.array("curve_steps", curve_steps, ndim=1, finite=False, nonempty=False)
+        checks.same_length(("curve_steps", "curve"), (curve_steps, curve))
 
 
 def _quad_log_rho(scores, chosen, k, n_nodes):
@@ -136,6 +204,9 @@ def _quad_log_rho(scores, chosen, k, n_nodes):
 
 def steps_to(curve_steps, curve, target: float, censor: float | None = None) -> float:
     """First evaluated step whose value reaches ``target``; ``censor`` (or inf) when never reached."""
+    _check_curve(curve, target, curve_steps)
+    if censor is not None:
+        checks.finite_number("censor", censor)
     for s, v in zip(curve_steps, curve):
         if v >= target:
             return float(s)
@@ -144,6 +215,7 @@ def steps_to(curve_steps, curve, target: float, censor: float | None = None) -> 
 
 def max_drop_after(curve, target: float) -> float:
     """Largest drop below the running maximum after the curve first reaches ``target`` (0 if never)."""
+    _check_curve(curve, target)
     best, drop, reached = -math.inf, 0.0, False
     for v in curve:
         if v >= target:

@@ -14,7 +14,7 @@ import time
 import numpy as np
 import torch
 
-from icml26.papers.ssn_games.games import check_games, duality_gap
+from icml26.papers.ssn_games.games import _duality_gap, check_games
 from icml26.papers.ssn_games.method import DRSOperator, SSNResult, _check_int, ssn
 from icml26.papers.ssn_games.regret import AVERAGINGS, RegretMatching
 
@@ -23,6 +23,8 @@ __all__ = ["AVERAGINGS", "RegretMatching", "drs_iterate", "lp_solve", "ssn_cold"
 
 def uniform_lift(op: DRSOperator) -> torch.Tensor:
     """The lifted point ``w0 = z - eta M z`` of the uniform strategy pair."""
+    if not isinstance(op, DRSOperator):
+        raise TypeError(f"op must be a DRSOperator; got {type(op).__name__}")
     x = torch.full((op.B, op.n), 1.0 / op.n, dtype=op.A.dtype, device=op.A.device)
     y = torch.full((op.B, op.m), 1.0 / op.m, dtype=op.A.dtype, device=op.A.device)
     return op.lift(x, y)
@@ -90,7 +92,7 @@ def lp_solve(A) -> dict:
         vals.append(float(res.x[-1]))
     x = torch.as_tensor(xs, dtype=A.dtype, device=A.device)
     y = torch.as_tensor(ys, dtype=A.dtype, device=A.device)
-    return {"value": vals, "x": x, "y": y, "gap": duality_gap(A, x, y).tolist(),
+    return {"value": vals, "x": x, "y": y, "gap": _duality_gap(A, x, y).tolist(),
             "seconds": time.perf_counter() - t0}
 
 

@@ -14,13 +14,15 @@ measures, in mat-vec equivalents (note §3.8) and seconds:
 
 from __future__ import annotations
 
+import inspect
 import math
 import time
 
 import torch
 
+from icml26 import checks
 from icml26.papers.ssn_games.baselines import drs_iterate, lp_solve, ssn_cold
-from icml26.papers.ssn_games.games import game_value, random_games
+from icml26.papers.ssn_games.games import DISTRIBUTIONS, game_value, random_games
 from icml26.papers.ssn_games.method import DRSOperator, default_eta, hybrid
 from icml26.papers.ssn_games.regret import AVERAGINGS, RegretMatching
 
@@ -55,16 +57,58 @@ def _sync(device):
         torch.cuda.synchronize()
 
 
-def _check_config(config: dict) -> None:
+def _check_config(config: dict, scaling: bool = False) -> None:
+    """Every key of ``CONFIGS['quick']`` with a value of the right kind (and ``scaling``'s keys when asked)."""
     if not isinstance(config, dict):
         raise ValueError(f"config must be a dict (see CONFIGS); got {type(config).__name__}")
     missing = [k for k in CONFIGS["quick"] if k not in config]
     if missing:
         raise ValueError(f"config is missing keys {missing}; start from CONFIGS['quick']")
+    for k in ("n", "m", "games", "prm_cap_iterations", "record_every", "drs_iterations"):
+        checks.positive_int(f"config[{k!r}]", config[k])
+    checks.nonnegative_int("config['cold_steps']", config["cold_steps"])
+    for k in ("target", "budget_factor", "eps_switch"):
+        checks.positive_number(f"config[{k!r}]", config[k])
+    checks.one_of("config['distribution']", config["distribution"], DISTRIBUTIONS)
+    rect = config["rect"]
+    if not isinstance(rect, (list, tuple)) or len(rect) != 2:
+        raise ValueError(f"config['rect'] must be a pair (n, m); got {rect!r}")
+    for v in rect:
+        checks.positive_int("config['rect']", v)
+    checks.config("config['hybrid']", config["hybrid"])
+    unknown = set(config["hybrid"]) - (set(inspect.signature(hybrid).parameters) - {"A", "switch"})
+    if unknown:
+        raise ValueError(f"config['hybrid'] has argument(s) {sorted(unknown)} that hybrid() does not take here")
+    if not isinstance(config.get("threshold_switch", False), bool):
+        raise ValueError(f"config['threshold_switch'] must be a bool; got {config['threshold_switch']!r}")
+    sc = config["scaling"]
+    if sc is None and not scaling:
+        return
+    checks.config("config['scaling']", sc, required=("sizes", "target", "time_factor", "prm_cap_iterations",
+                                                     "check_every"))
+    sizes = sc["sizes"]
+    if not isinstance(sizes, (list, tuple)) or not sizes or \
+            not all(isinstance(p, (list, tuple)) and len(p) == 2 for p in sizes):
+        raise ValueError(f"config['scaling']['sizes'] must be a non-empty list of (n, m) pairs; got {sizes!r}")
+    for p in sizes:
+        for v in p:
+            checks.positive_int("config['scaling']['sizes']", v)
+    for k in ("target", "time_factor"):
+        checks.positive_number(f"config['scaling'][{k!r}]", sc[k])
+    for k in ("prm_cap_iterations", "check_every"):
+        checks.positive_int(f"config['scaling'][{k!r}]", sc[k])
+
+
+def _check_args(config, device, seed, scaling: bool = False) -> torch.device:
+    _check_config(config, scaling)
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
+    return checks.device("device", device)
 
 
 def compare(config: dict, device, seed: int) -> dict:
     """Claims 1-4 and 6 on ``games`` random games (one batch)."""
+    _check_args(config, device, seed)
     n, m, B, target = config["n"], config["m"], config["games"], config["target"]
     A = random_games(B, n, m, distribution=config["distribution"], seed=1000 * seed + 1, device=device)
     hk = dict(config["hybrid"])
@@ -136,6 +180,7 @@ def compare(config: dict, device, seed: int) -> dict:
 
 def scaling(config: dict, device, seed: int) -> dict:
     """Claim 5: wall-clock of alternating PRM+ (best averaging) vs the hybrid to ``target``, per size."""
+    _check_args(config, device, seed, scaling=True)
     sc, hk = config["scaling"], dict(config["hybrid"])
     out = []
     for k, (n, m) in enumerate(sc["sizes"]):
@@ -167,10 +212,7 @@ def scaling(config: dict, device, seed: int) -> dict:
 
 def run(config: dict, device="cpu", seed: int = 0) -> dict:
     """Run the experiment at one scale; returns plain python numbers/lists (see module docstring)."""
-    _check_config(config)
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
-    device = torch.device(device)
+    device = _check_args(config, device, seed)
     t0 = time.perf_counter()
     res = compare(config, device, seed)
     if config.get("scaling"):

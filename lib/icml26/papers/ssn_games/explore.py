@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
+from icml26 import checks
 from icml26.viz import PALETTE, figure
 
 TARGET = 1e-10
+
+
+def _check_results(results, keys) -> None:
+    checks.config("results", results, required=keys)
 
 
 def _floor(g):
@@ -25,12 +31,23 @@ def plot_explorer(n: int = 40, m: int = 40, seed: int = 0, distribution: str = "
     from icml26.papers.ssn_games.baselines import drs_iterate
     from icml26.papers.ssn_games.games import random_games
     from icml26.papers.ssn_games.method import default_eta, hybrid
-    from icml26.papers.ssn_games.regret import RegretMatching
+    from icml26.papers.ssn_games.regret import AVERAGINGS, RegretMatching
 
+    checks.positive_int("n", n)
+    checks.positive_int("m", m)
+    checks.seed("seed", seed)
+    checks.positive_number("eta_scale", eta_scale)
+    checks.one_of("averaging", averaging, AVERAGINGS)
+    for name, v in (("alternating", alternating), ("predictive", predictive), ("line_search", line_search)):
+        if not isinstance(v, bool):
+            raise TypeError(f"{name} must be a bool; got {v!r}")
+    checks.positive_int("budget", budget)
     A = random_games(1, int(n), int(m), distribution=distribution, seed=int(seed))
-    h = hybrid(A, eta_scale=float(eta_scale), averaging=averaging if averaging != "last" else "quadratic",
-               warm_starts=("last",) if averaging == "last" else ("average", "last"), alternating=alternating,
-               globalization="linesearch" if line_search else "fallback", max_iterations=max(200, budget // 2))
+    with warnings.catch_warnings():  # the budget caps the hybrid on purpose; the title shows its gap
+        warnings.simplefilter("ignore", checks.IterationCapReached)
+        h = hybrid(A, eta_scale=float(eta_scale), averaging=averaging if averaging != "last" else "quadratic",
+                   warm_starts=("last",) if averaging == "last" else ("average", "last"), alternating=alternating,
+                   globalization="linesearch" if line_search else "fallback", max_iterations=max(200, budget // 2))
     iters = max(50, int(budget) // 2)
     rm = RegretMatching(A, predictive=predictive, alternating=alternating)
     rec = rm.run(iters, record_every=max(1, iters // 60))
@@ -61,6 +78,13 @@ def plot_explorer(n: int = 40, m: int = 40, seed: int = 0, distribution: str = "
 def plot_convergence(results: dict, game: int = 0, variants=("alternating/quadratic", "alternating/last",
                                                               "simultaneous/quadratic", "simultaneous/last")):
     """Gap vs mat-vec equivalents for one game of :func:`experiment.run`: hybrid, PRM+ variants, DRS."""
+    _check_results(results, ("hybrid", "prm", "prm_cost", "drs", "target", "n", "m"))
+    B = len(results["hybrid"]["trace"])
+    if not 0 <= checks.nonnegative_int("game", game) < B:
+        raise ValueError(f"game must lie in [0, {B - 1}]; got {game}")
+    if isinstance(variants, str) or any(v not in results["prm"] for v in variants):
+        raise ValueError(f"variants must be a sequence of PRM+ variants among {sorted(results['prm'])}; "
+                         f"got {variants!r}")
     fig, ax = figure(width=6.0, height=3.8)
     tr = results["hybrid"]["trace"][game]
     if tr:
@@ -81,6 +105,8 @@ def plot_convergence(results: dict, game: int = 0, variants=("alternating/quadra
 
 def plot_newton_paths(results: dict):
     """Gap along the successful Newton phase of each game (damped steps hollow, full steps filled)."""
+    _check_results(results, ("local",))
+    checks.config("results['local']", results["local"], required=("gaps", "full_steps"))
     fig, ax = figure(width=5.0, height=3.4)
     loc = results["local"]
     for b, (g, full) in enumerate(zip(loc["gaps"], loc["full_steps"])):
@@ -100,6 +126,12 @@ def plot_basin(n: int = 40, seed: int = 0, alphas=(1e-4, 1e-3, 1e-2, 0.05, 0.2, 
     from icml26.papers.ssn_games.games import random_games
     from icml26.papers.ssn_games.method import DRSOperator, default_eta, ssn
 
+    checks.positive_int("n", n)
+    checks.seed("seed", seed)
+    if isinstance(alphas, (str, bytes)) or not isinstance(alphas, (list, tuple)) or not alphas:
+        raise ValueError(f"alphas must be a non-empty sequence of mixing weights in (0, 1]; got {alphas!r}")
+    for a in alphas:
+        checks.in_range("alphas", a, 0.0, 1.0, low_open=True)
     A = random_games(1, n, n, seed=seed)
     lp = lp_solve(A)
     eta, _ = default_eta(A)
@@ -123,6 +155,10 @@ def plot_basin(n: int = 40, seed: int = 0, alphas=(1e-4, 1e-3, 1e-2, 0.05, 0.2, 
 
 def plot_scaling(results: dict):
     """Wall-clock of the hybrid and of alternating PRM+ (to 1e-8 or capped) per game size."""
+    _check_results(results, ("scaling",))
+    checks.config("results['scaling']", results["scaling"], required=("sizes",))
+    checks.mapping_items("results['scaling']['sizes']", results["scaling"]["sizes"],
+                         keys=("n", "m", "hybrid_seconds", "prm_seconds", "prm_reached"))
     sizes = results["scaling"]["sizes"]
     fig, ax = figure(width=5.0, height=3.4)
     labels = [f"{s['n']}x{s['m']}" for s in sizes]

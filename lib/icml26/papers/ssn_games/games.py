@@ -11,11 +11,15 @@ import math
 
 import torch
 
+from icml26 import checks
+
 DISTRIBUTIONS = ("gaussian", "uniform", "sign")
 
 
 def check_games(A, name: str = "A") -> torch.Tensor:
     """Validate a payoff tensor and return it as a batch ``(B, n, m)`` (a 2-D input gets ``B = 1``)."""
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"name must be the non-empty name of the argument; got {name!r}")
     if not isinstance(A, torch.Tensor):
         raise ValueError(f"{name} must be a torch.Tensor of shape (n, m) or (B, n, m); got {type(A).__name__}")
     if not A.is_floating_point():
@@ -37,6 +41,10 @@ def random_games(batch: int, n: int, m: int, *, distribution: str = "gaussian", 
             raise ValueError(f"{label} must be a positive integer; got {v!r}")
     if distribution not in DISTRIBUTIONS:
         raise ValueError(f"distribution must be one of {DISTRIBUTIONS}; got {distribution!r}")
+    checks.seed("seed", seed)
+    checks.device("device", device)
+    if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
+        raise TypeError(f"dtype must be a floating torch.dtype; got {dtype!r}")
     g = torch.Generator(device="cpu").manual_seed(int(seed))
     if distribution == "gaussian":
         A = torch.randn(batch, n, m, generator=g, dtype=torch.float64)
@@ -49,11 +57,35 @@ def random_games(batch: int, n: int, m: int, *, distribution: str = "gaussian", 
 
 def split(z: torch.Tensor, n: int) -> tuple[torch.Tensor, torch.Tensor]:
     """Split a stacked ``(..., n + m)`` vector into its row (``x``) and column (``y``) parts."""
+    checks.tensor("z", z, ndim=range(1, 8))
+    if not 1 <= checks.positive_int("n", n) < z.shape[-1]:
+        raise ValueError(f"n must lie in [1, {z.shape[-1] - 1}] (both parts non-empty); got {n}")
+    return _split(z, n)
+
+
+def _split(z, n):
     return z[..., :n], z[..., n:]
+
+
+def _check_pair(A, x, y) -> None:
+    """``A`` (n, m) or (B, n, m) and strategies ``x`` (..., n), ``y`` (..., m), all finite."""
+    checks.tensor("A", A, ndim=(2, 3))
+    checks.tensor("x", x)
+    checks.tensor("y", y)
+    n, m = A.shape[-2:]
+    if x.shape[-1] != n:
+        raise ValueError(f"x must end in the row count {n} of A; got shape {tuple(x.shape)}")
+    if y.shape[-1] != m:
+        raise ValueError(f"y must end in the column count {m} of A; got shape {tuple(y.shape)}")
 
 
 def matvecs(A: torch.Tensor, x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """``(A y, A^T x)`` for a batch; ``x``/``y`` may carry extra leading dims ``(..., B, n)``."""
+    _check_pair(A, x, y)
+    return _matvecs(A, x, y)
+
+
+def _matvecs(A, x, y):
     Ay = torch.matmul(y.unsqueeze(-2), A.transpose(-1, -2)).squeeze(-2)  # row-vector products: fast on CPU
     Atx = torch.matmul(x.unsqueeze(-2), A).squeeze(-2)
     return Ay, Atx
@@ -61,13 +93,19 @@ def matvecs(A: torch.Tensor, x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Te
 
 def duality_gap(A: torch.Tensor, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     """``max_j (A^T x)_j - min_i (A y)_i >= 0`` (note §3.1), batched; 2 mat-vec equivalents."""
-    Ay, Atx = matvecs(A, x, y)
+    _check_pair(A, x, y)
+    return _duality_gap(A, x, y)
+
+
+def _duality_gap(A, x, y):
+    Ay, Atx = _matvecs(A, x, y)
     return Atx.max(dim=-1).values - Ay.min(dim=-1).values
 
 
 def game_value(A: torch.Tensor, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     """``x^T A y`` for a batch of games."""
-    return (x * matvecs(A, x, y)[0]).sum(-1)
+    _check_pair(A, x, y)
+    return (x * _matvecs(A, x, y)[0]).sum(-1)
 
 
 def spectral_norm(A: torch.Tensor, iterations: int = 30) -> tuple[torch.Tensor, int]:
@@ -91,4 +129,6 @@ def spectral_norm(A: torch.Tensor, iterations: int = 30) -> tuple[torch.Tensor, 
 
 def newton_solve_cost(n: int, m: int) -> float:
     """Dense LU solve of the ``(n+m)``-square Newton system, ``(2/3)(n+m)^3`` flops, in mat-vec equivalents."""
+    checks.positive_int("n", n)
+    checks.positive_int("m", m)
     return (2.0 / 3.0) * (n + m) ** 3 / (2.0 * n * m)

@@ -20,12 +20,14 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 from dataclasses import dataclass, field
 
 import torch
 
+from icml26 import checks
 from icml26.optim import simplex
-from icml26.papers.ssn_games.games import check_games, duality_gap, newton_solve_cost, spectral_norm, split
+from icml26.papers.ssn_games.games import _duality_gap, _split, check_games, newton_solve_cost, spectral_norm
 from icml26.papers.ssn_games.regret import RegretMatching
 
 REGULARIZATIONS = ("normal_map", "drs")
@@ -85,12 +87,12 @@ class DRSOperator:
 
     def P(self, w: torch.Tensor) -> torch.Tensor:
         """Block-wise projection onto ``Delta_n x Delta_m``."""
-        wx, wy = split(self._check_w(w), self.n)
+        wx, wy = _split(self._check_w(w), self.n)
         return torch.cat([simplex.project(wx, check=False), simplex.project(wy, check=False)], dim=-1)
 
     def M(self, z: torch.Tensor) -> torch.Tensor:
         """``M z = (A y, -A^T x)`` (2 mat-vec equivalents)."""
-        x, y = split(z, self.n)
+        x, y = _split(z, self.n)
         Ay = torch.bmm(y.unsqueeze(1), self.At).squeeze(1)
         Atx = torch.bmm(x.unsqueeze(1), self.A).squeeze(1)
         return torch.cat([Ay, -Atx], dim=-1)
@@ -101,7 +103,7 @@ class DRSOperator:
             eye = torch.eye(self.n, dtype=self.A.dtype, device=self.A.device)
             S = eye + self.eta[:, None, None] ** 2 * torch.bmm(self.A, self.A.transpose(1, 2))
             self._chol = torch.linalg.cholesky(S)
-        bx, by = split(b, self.n)
+        bx, by = _split(b, self.n)
         e = self.eta[:, None]
         rhs = bx - e * torch.bmm(by.unsqueeze(1), self.At).squeeze(1)
         vx = torch.cholesky_solve(rhs.unsqueeze(-1), self._chol).squeeze(-1)
@@ -130,7 +132,7 @@ class DRSOperator:
 
     def D(self, w: torch.Tensor) -> torch.Tensor:
         """``blkdiag(D_n(w_x), D_m(w_y))`` of shape ``(B, n+m, n+m)``."""
-        wx, wy = split(self._check_w(w), self.n)
+        wx, wy = _split(self._check_w(w), self.n)
         return _blkdiag(simplex.jacobian(wx), simplex.jacobian(wy))
 
     def V(self, w: torch.Tensor) -> torch.Tensor:
@@ -138,7 +140,7 @@ class DRSOperator:
 
         Built from supports in ``O(nm)`` per game: ``A D_m = A[:, S] - (A s) s^T / |S|``.
         """
-        wx, wy = split(self._check_w(w), self.n)
+        wx, wy = _split(self._check_w(w), self.n)
         n, m = self.n, self.m
         sx = simplex.support(wx, check=False).to(self.A.dtype)
         sy = simplex.support(wy, check=False).to(self.A.dtype)
@@ -166,8 +168,8 @@ class DRSOperator:
 
     def gap(self, w: torch.Tensor) -> torch.Tensor:
         """Duality gap of the feasible pair ``P(w)`` (the certificate, note §10)."""
-        x, y = split(self.P(w), self.n)
-        return duality_gap(self.A, x, y)
+        x, y = _split(self.P(w), self.n)
+        return _duality_gap(self.A, x, y)
 
 
 def _blkdiag(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
@@ -194,10 +196,10 @@ class SSNResult:
 
 
 def _check_pos(name: str, v, lo_open: float = 0.0, hi: float | None = None) -> float:
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or math.isnan(v) or not v > lo_open \
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or not v > lo_open \
             or (hi is not None and v > hi):
         rng = f"in ({lo_open}, {hi}]" if hi is not None else f"> {lo_open}"
-        raise ValueError(f"{name} must be a number {rng}; got {v!r}")
+        raise ValueError(f"{name} must be a finite number {rng}; got {v!r}")
     return float(v)
 
 
@@ -205,6 +207,23 @@ def _check_int(name: str, v, lo: int = 1) -> int:
     if isinstance(v, bool) or not isinstance(v, int) or v < lo:
         raise ValueError(f"{name} must be an integer >= {lo}; got {v!r}")
     return v
+
+
+def _check_newton(dtype, kappa, nu, tol, max_newton, regularize, globalization):
+    """The Newton settings shared by :func:`ssn` and :func:`hybrid`; ``tol`` must be reachable in ``dtype``."""
+    if isinstance(kappa, bool) or not isinstance(kappa, (int, float)) or not 0 <= kappa < math.inf:
+        raise ValueError(f"kappa must be a finite number >= 0; got {kappa!r}")
+    nu = _check_pos("nu", nu, 0.0, 1.0)
+    try:
+        tol = checks.reachable_tolerance("tol", _check_pos("tol", tol), dtype)
+    except ValueError as exc:
+        raise ValueError(f"{exc} (the games A are {dtype})") from None
+    max_newton = _check_int("max_newton", max_newton, 0)
+    if regularize not in REGULARIZATIONS:
+        raise ValueError(f"regularize must be one of {REGULARIZATIONS}; got {regularize!r}")
+    if globalization not in GLOBALIZATIONS:
+        raise ValueError(f"globalization must be one of {GLOBALIZATIONS}; got {globalization!r}")
+    return nu, tol, max_newton
 
 
 def ssn(A: torch.Tensor, w0: torch.Tensor, eta, *, kappa: float = 1e-2, nu: float = 0.9, tol: float = 1e-12,
@@ -232,17 +251,9 @@ def ssn(A: torch.Tensor, w0: torch.Tensor, eta, *, kappa: float = 1e-2, nu: floa
     w = op._check_w(w0, "w0").to(op.A.dtype)
     if not bool(torch.isfinite(w).all()):
         raise ValueError("w0 must be finite")
-    if isinstance(kappa, bool) or not isinstance(kappa, (int, float)) or not 0 <= kappa < math.inf:
-        raise ValueError(f"kappa must be a finite number >= 0; got {kappa!r}")
-    nu = _check_pos("nu", nu, 0.0, 1.0)
-    tol = _check_pos("tol", tol)
-    max_newton = _check_int("max_newton", max_newton, 0)
-    if regularize not in REGULARIZATIONS:
-        raise ValueError(f"regularize must be one of {REGULARIZATIONS}; got {regularize!r}")
+    nu, tol, max_newton = _check_newton(op.A.dtype, kappa, nu, tol, max_newton, regularize, globalization)
     if not isinstance(safeguard, bool):
         raise ValueError(f"safeguard must be a bool; got {safeguard!r}")
-    if globalization not in GLOBALIZATIONS:
-        raise ValueError(f"globalization must be one of {GLOBALIZATIONS}; got {globalization!r}")
     sigma = _check_pos("sigma", sigma, 0.0, 1.0)
     max_backtracks = _check_int("max_backtracks", max_backtracks, 0)
     solve = newton_solve_cost(n, m)
@@ -381,6 +392,11 @@ def hybrid(A: torch.Tensor, *, switch: str = "adaptive", T0="auto", growth: floa
         raise ValueError(f"warm_starts must be a non-empty sequence from {WARM_STARTS}; got {warm_starts!r}")
     if averaging not in ("uniform", "linear", "quadratic"):
         raise ValueError(f"averaging must be 'uniform', 'linear' or 'quadratic'; got {averaging!r}")
+    _check_newton(A.dtype, kappa, nu, tol, max_newton, regularize, globalization)
+    checks.positive_number("eta_scale", eta_scale)
+    if not isinstance(alternating, bool) and not (isinstance(alternating, torch.Tensor)
+                                                  and alternating.dtype == torch.bool and alternating.shape == (B,)):
+        raise ValueError(f"alternating must be a bool or a boolean tensor of shape ({B},); got {alternating!r}")
     newton_kw = dict(kappa=kappa, nu=nu, tol=tol, max_newton=max_newton, regularize=regularize,
                      globalization=globalization)
     _sync(A.device)
@@ -453,6 +469,9 @@ def hybrid(A: torch.Tensor, *, switch: str = "adaptive", T0="auto", growth: floa
                     eps[b] /= 10
     # Games that never certified: report the best PRM+ iterate.
     if not all(done):
+        warnings.warn(f"hybrid stopped at max_iterations={max_iterations} PRM+ iterations with "
+                      f"{done.count(False)} of {B} games above tol={tol:g}", checks.IterationCapReached,
+                      stacklevel=2)
         g = rm.gaps()
         for b in range(B):
             if not done[b]:

@@ -17,7 +17,7 @@ import time
 
 import torch
 
-from icml26.papers.ssn_games.games import check_games, duality_gap
+from icml26.papers.ssn_games.games import _duality_gap, check_games
 
 AVERAGINGS = ("last", "uniform", "linear", "quadratic")
 
@@ -99,7 +99,7 @@ class RegretMatching:
         """Duality gaps ``(4, B)`` of the last, uniform, linear and quadratic iterates (evaluation only)."""
         xs = torch.stack([self.iterate(a)[0] for a in AVERAGINGS])
         ys = torch.stack([self.iterate(a)[1] for a in AVERAGINGS])
-        return duality_gap(self.A, xs, ys)
+        return _duality_gap(self.A, xs, ys)
 
     def run(self, iterations: int, record_every: int | None = None) -> dict:
         """Run ``iterations`` more steps; every ``record_every`` steps record the gaps of all averagings.

@@ -11,17 +11,17 @@ from __future__ import annotations
 
 import torch
 
-from icml26.papers.video_inpainting.method import _video
+from icml26 import checks
+from icml26.papers.video_inpainting.method import _clip, _padding
 from icml26.render.warp import warp_video
 
 
 def post_hoc_smoothing(frames, mask, flows, valid, lam: float = 0.5, iters: int = 1, padding: str = "border"):
     """Flow-guided temporal blending of final frames inside the holes: y^f += lam m^f (mean_g W y^g - y^f), g = f+-1."""
-    _video(frames, "frames")
-    if not 0 <= lam <= 1:
-        raise ValueError(f"lam must lie in [0, 1]; got {lam}")
-    if isinstance(iters, bool) or not isinstance(iters, int) or iters < 1:
-        raise ValueError(f"iters must be a positive integer; got {iters!r}")
+    _clip(frames, "frames", mask=mask, flows=flows, valid=valid)
+    checks.probability("lam", lam)
+    checks.positive_int("iters", iters)
+    _padding(padding)
     Fn = frames.shape[1]
     f = torch.arange(Fn, device=frames.device)
     nb = torch.stack((f - 1, f + 1), 1).clamp(0, Fn - 1)                    # (F, 2)
@@ -43,8 +43,10 @@ def warped_noise(base: torch.Tensor, flows_from_first: torch.Tensor, padding: st
     Exact (still i.i.d. N(0, 1) per frame) only for integer flows, which it requires.
     ``base`` (B, C, H, W); ``flows_from_first`` (B, F, 2, H, W) holding u^{f->0}.
     """
-    if base.dim() != 4 or flows_from_first.dim() != 5:
-        raise ValueError("base must be (B, C, H, W) and flows_from_first (B, F, 2, H, W)")
+    checks.tensor("base", base, ndim=4)
+    B, _, H, W = base.shape
+    checks.tensor("flows_from_first", flows_from_first, shape=(B, None, 2, H, W))
+    _padding(padding)
     if not torch.equal(flows_from_first, flows_from_first.round()):
         raise ValueError("flows_from_first must be integer-valued (noise warping is exact only for integer flows)")
     Fn = flows_from_first.shape[1]
@@ -55,7 +57,9 @@ def warped_noise(base: torch.Tensor, flows_from_first: torch.Tensor, padding: st
 def flow_propagation(known, mask, flows, valid, fallback, padding: str = "border"):
     """Copy observed pixels along the (composed) flows into the holes, nearest source frame in time first;
     hole pixels observed nowhere keep ``fallback`` (e.g. the plain sampler's output). ProPainter-like, no learning."""
-    _video(known, "known")
+    _clip(known, "known", mask=mask, flows=flows, valid=valid)
+    checks.tensor("fallback", fallback, shape=known.shape)
+    _padding(padding)
     B, Fn = known.shape[:2]
     f = torch.arange(Fn, device=known.device)
     order = (f.view(Fn, 1) - f.view(1, Fn)).abs().argsort(dim=1, stable=True)   # (F, F) sources by distance

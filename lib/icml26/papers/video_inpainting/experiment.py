@@ -13,6 +13,7 @@ import numpy as np
 import torch
 from scipy.stats import spearmanr
 
+from icml26 import checks
 from icml26.diffusion import WienerDenoiser, cosine_alpha_bar, ddim_sample
 from icml26.papers.video_inpainting import baselines, method
 from icml26.papers.video_inpainting.toyvideo import make_videos
@@ -32,11 +33,44 @@ CONFIGS = {
 }
 
 
+SETUP_KEYS = ("n_videos", "noise_seeds", "frames", "size", "channels", "hole", "sub_hole", "T")
+RUN_KEYS = SETUP_KEYS + ("steps", "uniform_lams", "post_hoc_lam", "long_k")
+
+
+def _check_config(config, keys) -> None:
+    """The config's keys and values (the sizes are checked again, with their ranges, by make_videos)."""
+    checks.config("config", config, required=keys, allowed=RUN_KEYS + ("controller",))
+    for k in ("n_videos", "noise_seeds", "frames", "T") + (("steps", "long_k") if "steps" in keys else ()):
+        checks.positive_int(f"config[{k!r}]", config[k])
+    if "steps" in keys:
+        if not 1 <= config["long_k"] < config["frames"]:
+            raise ValueError(f"config['long_k'] must lie in [1, frames - 1]; got {config['long_k']}")
+        lams = config["uniform_lams"]
+        if isinstance(lams, (str, bytes)) or not isinstance(lams, (list, tuple)) or not lams:
+            raise ValueError(f"config['uniform_lams'] must be a non-empty list of numbers in [0, 1]; got {lams!r}")
+        for lam in lams:
+            checks.probability("config['uniform_lams']", lam)
+        checks.probability("config['post_hoc_lam']", config["post_hoc_lam"])
+        checks.config("config['controller']", config.get("controller", {}),
+                      allowed=tuple(method.DEFAULTS) + ("lam",))
+
+
+def _check_data(d, keys=("video",)) -> None:
+    checks.config("d", d, required=keys)
+    checks.tensor("d['video']", d["video"], ndim=5)
+
+
 def setup(config: dict, device, seed: int) -> dict:
     """Videos (each repeated for ``noise_seeds`` noise draws), schedule, denoiser and shared noise."""
+    _check_config(config, SETUP_KEYS)
+    device = checks.device("device", device)
+    checks.seed("seed", seed)
     g = torch.Generator().manual_seed(int(seed))
-    d = make_videos(config["n_videos"], config["frames"], config["size"], config["channels"], config["hole"],
-                    config["sub_hole"], generator=g)
+    try:
+        d = make_videos(config["n_videos"], config["frames"], config["size"], config["channels"], config["hole"],
+                        config["sub_hole"], generator=g)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"config: {exc}") from None
     r = config["noise_seeds"]
     keys = ("video", "mask", "known", "recoverable", "never", "flows", "valid")
     d.update({k: d[k].repeat_interleave(r, 0).to(device) for k in keys})
@@ -52,6 +86,10 @@ def setup(config: dict, device, seed: int) -> dict:
 
 def sample(d: dict, steps: int, controller=None, z_T=None):
     """One RePaint/DDIM run with a fixed noise stream (so methods differ only by the controller)."""
+    _check_data(d, ("video", "mask", "known", "denoiser", "alpha_bar", "z_T", "noise_seed"))
+    checks.positive_int("steps", steps)
+    if z_T is not None:
+        checks.tensor("z_T", z_T, shape=d["video"].shape)
     g = torch.Generator(device=d["video"].device).manual_seed(d["noise_seed"])
     keep = (1 - d["mask"]).expand_as(d["video"])
     return ddim_sample(d["denoiser"], d["alpha_bar"], steps, d["z_T"] if z_T is None else z_T, eta=0.0,
@@ -59,11 +97,18 @@ def sample(d: dict, steps: int, controller=None, z_T=None):
 
 
 def controller(d: dict, mode: str, **params):
+    """The method's (or a baseline's) :class:`method.TemporalController` on the clips of ``d``."""
+    _check_data(d, ("video", "mask", "known", "flows", "valid", "padding"))
     return method.TemporalController(d["mask"], d["known"], d["flows"], d["valid"], mode=mode,
                                      padding=d["padding"], **params)
 
 
 def metrics(d: dict, y: torch.Tensor, long_k: int) -> dict:
+    """Hole E_warp (k = 1 and ``long_k``), PSNR on recoverable / never-visible pixels, and the HF ratio."""
+    _check_data(d, ("video", "mask", "flows", "valid", "padding", "recoverable", "never"))
+    checks.tensor("y", y, shape=d["video"].shape)
+    if not 1 <= checks.positive_int("long_k", long_k) < d["video"].shape[1]:
+        raise ValueError(f"long_k must lie in [1, frames - 1 = {d['video'].shape[1] - 1}]; got {long_k}")
     pad, m = d["padding"], d["mask"]
     x = d["video"]
     return {
@@ -78,9 +123,9 @@ def metrics(d: dict, y: torch.Tensor, long_k: int) -> dict:
 def run(config: dict, device, seed: int) -> dict:
     """Run every method at equal NFE and return plain-python metrics (see claims.py)."""
     t0 = time.perf_counter()
-    if not isinstance(config, dict) or "steps" not in config:
-        raise ValueError("config must be one of experiment.CONFIGS' dicts")
-    device = torch.device(device)
+    _check_config(config, RUN_KEYS)
+    device = checks.device("device", device)
+    checks.seed("seed", seed)
     d = setup(config, device, seed)
     steps, k, cp = config["steps"], config["long_k"], dict(config.get("controller", {}))
     out = {"methods": {}}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import torch
 
+from icml26 import checks
 from icml26.papers.video_inpainting import experiment
 from icml26.viz import figure
 
@@ -14,8 +15,11 @@ def plot_flicker(method: str = "tsi", frame: int = 3, lam_max: float = 0.6, tau:
     """GT, masked input, the chosen sampler's frame and its flicker map |y^f - W y^{f+1}| (one small clip)."""
     if method not in ("plain", "tsi", "uniform", "always_on"):
         raise ValueError(f"method must be plain, tsi, uniform or always_on; got {method!r}")
-    if not 0 <= frame < _SMALL["frames"] - 1:
+    if not 0 <= checks.nonnegative_int("frame", frame) < _SMALL["frames"] - 1:
         raise ValueError(f"frame must lie in [0, {_SMALL['frames'] - 2}]; got {frame}")
+    checks.probability("lam_max", lam_max)
+    checks.nonnegative_number("tau", tau)
+    checks.seed("seed", seed)
     d = experiment.setup(_SMALL, torch.device("cpu"), seed)
     ctrl = None
     if method != "plain":
@@ -37,6 +41,9 @@ def plot_flicker(method: str = "tsi", frame: int = 3, lam_max: float = 0.6, tau:
 
 def plot_results(results: dict):
     """E_warp vs HF ratio for every method, with the uniform lam sweep as a curve."""
+    checks.config("results", results, required=("methods", "uniform_sweep"))
+    checks.config("results['methods']", results["methods"], required=("plain",))
+    checks.mapping_items("results['uniform_sweep']", results["uniform_sweep"], keys=("e_warp", "hf"))
     fig, ax = figure(1, 1, width=5, height=3.6)
     sw = results["uniform_sweep"]
     plain_hf = results["methods"]["plain"]["hf"]

@@ -19,23 +19,43 @@ import math
 
 import torch
 
-from icml26.render.warp import warp_video
+from icml26 import checks
+from icml26.render.warp import PADDINGS, warp_video
 
 DEFAULTS = dict(stride=4, beta=0.8, tau=1.5, rho=1.0, lam_max=0.6, t_lo=0.2, t_hi=0.8, ell=2.0, kappa_a=2.0,
                 gamma=0.5, reset="zero", norm="median", eps=1e-8)
 
 
 def _video(x, name):
-    if not isinstance(x, torch.Tensor) or x.dim() != 5:
-        raise ValueError(f"{name} must be a 5-D tensor (B, F, C, H, W); got {getattr(x, 'shape', x)!r}")
+    """A finite 5-D (B, F, C, H, W) tensor."""
+    checks.tensor(name, x, ndim=5)
+
+
+def _clip(video, video_name, mask=None, flows=None, valid=None, region=None, region_name="region"):
+    """Check a clip and its (optional) per-frame mask, all-pairs flows (B, F, F, 2, H, W) and validity
+    (B, F, F, 1, H, W) against the clip's B, F, H, W; masks and regions carry one channel or C."""
+    _video(video, video_name)
+    B, Fn, C, H, W = video.shape
+    for name, m in (("mask", mask), (region_name, region)):
+        if m is not None:
+            checks.tensor(name, m, ndim=5)
+            if m.shape[:2] != (B, Fn) or m.shape[2] not in (1, C) or m.shape[-2:] != (H, W):
+                raise ValueError(f"{name} must have shape ({B}, {Fn}, 1 or {C}, {H}, {W}) like {video_name}; "
+                                 f"got {tuple(m.shape)}")
+    if flows is not None:
+        checks.tensor("flows", flows, shape=(B, Fn, Fn, 2, H, W))
+    if valid is not None:
+        checks.tensor("valid", valid, shape=(B, Fn, Fn, 1, H, W))
+
+
+def _padding(padding):
+    return checks.one_of("padding", padding, PADDINGS)
 
 
 def anchor_set(frames: int, stride: int) -> list[int]:
     """Every ``stride``-th frame plus the last one (note §3D)."""
-    if isinstance(frames, bool) or not isinstance(frames, int) or frames < 1:
-        raise ValueError(f"frames must be a positive integer; got {frames!r}")
-    if isinstance(stride, bool) or not isinstance(stride, int) or stride < 1:
-        raise ValueError(f"stride must be a positive integer; got {stride!r}")
+    checks.positive_int("frames", frames)
+    checks.positive_int("stride", stride)
     return sorted(set(range(0, frames, stride)) | {frames - 1})
 
 
@@ -44,8 +64,14 @@ def source_table(frames: int, anchors: list[int], ell: float, kappa_a: float, us
 
     A source that appears twice keeps one slot; anchors get the bonus kappa_a (note §3E).
     """
-    if ell <= 0 or kappa_a <= 0:
-        raise ValueError(f"ell and kappa_a must be > 0; got ell={ell}, kappa_a={kappa_a}")
+    checks.positive_int("frames", frames)
+    checks.positive_number("ell", ell)
+    checks.positive_number("kappa_a", kappa_a)
+    if not isinstance(anchors, (list, tuple)) or \
+            not all(checks.nonnegative_int("anchors", a) < frames for a in anchors):
+        raise ValueError(f"anchors must be frame indices in [0, {frames - 1}]; got {anchors!r}")
+    if not isinstance(use_anchors, bool):
+        raise TypeError(f"use_anchors must be a bool; got {use_anchors!r}")
     aset = set(anchors)
     src = torch.zeros(frames, 4, dtype=torch.long)
     w = torch.zeros(frames, 4)
@@ -82,32 +108,26 @@ class TemporalController:
     MODES = ("tsi", "always_on", "uniform", "monitor")
 
     def __init__(self, mask, known, flows, valid, mode: str = "tsi", padding: str = "border", **params):
-        if mode not in self.MODES:
-            raise ValueError(f"mode must be one of {self.MODES}; got {mode!r}")
-        _video(mask, "mask")
-        _video(known, "known")
-        if known.shape[:2] != mask.shape[:2] or known.shape[-2:] != mask.shape[-2:]:
-            raise ValueError("known and mask must agree in B, F, H, W")
+        checks.one_of("mode", mode, self.MODES)
+        _padding(padding)
+        _clip(known, "known", mask=mask, flows=flows, valid=valid)
         B, Fn = mask.shape[:2]
-        H, W = mask.shape[-2:]
-        if flows.shape != (B, Fn, Fn, 2, H, W):
-            raise ValueError(f"flows must have shape {(B, Fn, Fn, 2, H, W)}; got {tuple(flows.shape)}")
-        if valid.shape != (B, Fn, Fn, 1, H, W):
-            raise ValueError(f"valid must have shape {(B, Fn, Fn, 1, H, W)}; got {tuple(valid.shape)}")
         unknown = set(params) - set(DEFAULTS) - {"lam"}
         if unknown:
             raise ValueError(f"unknown controller parameters {sorted(unknown)}; allowed {sorted(DEFAULTS)} and lam")
         p = dict(DEFAULTS, **params)
+        checks.positive_int("stride", p["stride"])
+        for name in ("beta", "gamma", "t_lo", "t_hi", "lam_max") + (("lam",) if "lam" in p else ()):
+            checks.probability(name, p[name])
+        checks.nonnegative_number("tau", p["tau"])
+        for name in ("rho", "ell", "kappa_a", "eps"):
+            checks.positive_number(name, p[name])
         if not 0 <= p["t_lo"] <= p["t_hi"] <= 1:
             raise ValueError(f"need 0 <= t_lo <= t_hi <= 1; got {p['t_lo']}, {p['t_hi']}")
-        if not 0 <= p.get("lam", p["lam_max"]) <= 1 or not 0 <= p["lam_max"] <= 1:
-            raise ValueError("lam and lam_max must lie in [0, 1]")
-        if not 0 <= p["beta"] < 1 or not 0 <= p["gamma"] < 1:
-            raise ValueError("beta and gamma must lie in [0, 1)")
-        if p["norm"] not in ("median", "variance"):
-            raise ValueError(f"norm must be 'median' or 'variance'; got {p['norm']!r}")
-        if p["reset"] not in ("zero", "half", "none"):
-            raise ValueError(f"reset must be 'zero', 'half' or 'none'; got {p['reset']!r}")
+        if not p["beta"] < 1 or not p["gamma"] < 1:
+            raise ValueError(f"beta and gamma must lie in [0, 1); got beta={p['beta']}, gamma={p['gamma']}")
+        checks.one_of("norm", p["norm"], ("median", "variance"))
+        checks.one_of("reset", p["reset"], ("zero", "half", "none"))
         self.p, self.mode, self.padding = p, mode, padding
         self.mask, self.known = mask, known
         self.anchors = anchor_set(Fn, p["stride"]) if mode in ("tsi", "always_on", "monitor") else []
@@ -149,7 +169,8 @@ class TemporalController:
         return D / (scale + e)
 
     def on_step(self, t, x0, z, state):
-        _video(x0, "x0_hat")
+        if not isinstance(x0, torch.Tensor) or x0.dim() != 5:  # per step: a cheap shape check only
+            raise ValueError(f"x0_hat must be a 5-D tensor (B, F, C, H, W); got {getattr(x0, 'shape', x0)!r}")
         p, m = self.p, self.mask
         i, n = state["step"], state["n_steps"]
         s = 1.0 - i / n                                        # remaining fraction of the trajectory
@@ -201,7 +222,7 @@ class TemporalController:
 
 def _pairs(video, flows, valid, k, padding):
     Fn = video.shape[1]
-    if not 1 <= k < Fn:
+    if not 1 <= checks.positive_int("k", k) < Fn:
         raise ValueError(f"k must lie in [1, F-1={Fn - 1}]; got {k}")
     a = torch.arange(Fn - k, device=video.device)
     w = warp_video(video[:, a + k], flows[:, a, a + k].contiguous(), padding=padding)
@@ -210,7 +231,8 @@ def _pairs(video, flows, valid, k, padding):
 
 def e_warp(video, flows, valid, region=None, k: int = 1, padding: str = "border", per_frame: bool = False):
     """Flow-warping error (Lai et al. 2018) between frames f and f+k on O = V^{f,f+k} (x region^f): mean over pairs."""
-    _video(video, "video")
+    _clip(video, "video", flows=flows, valid=valid, region=region)
+    _padding(padding)
     a, w, v = _pairs(video, flows, valid, k, padding)
     obs = v if region is None else v * region[:, a]
     num = (obs * (video[:, a] - w) ** 2).sum(dim=(2, 3, 4))
@@ -221,9 +243,13 @@ def e_warp(video, flows, valid, region=None, k: int = 1, padding: str = "border"
 
 def psnr(pred, target, region, peak: float | None = None) -> torch.Tensor:
     """PSNR over the pixels where ``region`` = 1; ``peak`` defaults to the target's dynamic range / 2 (= max |x|)."""
+    checks.tensor("pred", pred)
+    checks.tensor("target", target)
     if pred.shape != target.shape:
         raise ValueError(f"pred and target must have the same shape; got {tuple(pred.shape)}, {tuple(target.shape)}")
-    r = region.expand_as(pred)
+    r = _region(region, pred)
+    if peak is not None:
+        checks.positive_number("peak", peak)
     n = r.sum()
     if n <= 0:
         raise ValueError("region must contain at least one pixel")
@@ -232,11 +258,33 @@ def psnr(pred, target, region, peak: float | None = None) -> torch.Tensor:
     return 10 * torch.log10(peak ** 2 / mse.clamp(min=1e-20))
 
 
+def _region(region, x):
+    """``region`` (finite, broadcastable to ``x``) expanded to ``x``'s shape."""
+    checks.tensor("region", region)
+    try:
+        return region.expand_as(x)
+    except RuntimeError:
+        raise ValueError(f"region must broadcast to shape {tuple(x.shape)}; got {tuple(region.shape)}") from None
+
+
 def laplacian(x: torch.Tensor) -> torch.Tensor:
     """Periodic 5-point Laplacian over the last two dims."""
+    _image(x)
+    return _laplacian(x)
+
+
+def _image(x):
+    checks.tensor("x", x)
+    if x.dim() < 2:
+        raise ValueError(f"x must have at least two dimensions (..., H, W); got shape {tuple(x.shape)}")
+
+
+def _laplacian(x):
     return (x.roll(1, -1) + x.roll(-1, -1) + x.roll(1, -2) + x.roll(-1, -2) - 4 * x)
 
 
 def hf_energy(x: torch.Tensor, region: torch.Tensor) -> torch.Tensor:
     """||lap(x) (.) region||^2 (the numerator/denominator of the note's HF ratio, C3)."""
-    return ((laplacian(x) * region) ** 2).sum()
+    _image(x)
+    _region(region, x)
+    return ((_laplacian(x) * region) ** 2).sum()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import torch
 
+from icml26 import checks
 from icml26.diffusion import grf_spectrum, sample_grf
 from icml26.render.warp import compose_flows
 
@@ -23,6 +24,14 @@ def make_videos(n_videos: int, frames: int = 8, size: int = 24, channels: int = 
         raise ValueError(f"hole must be an integer in [1, size); got {hole!r}")
     if not (isinstance(sub_hole, int) and 0 <= sub_hole <= hole):
         raise ValueError(f"sub_hole must be an integer in [0, hole]; got {sub_hole!r}")
+    checks.nonnegative_number("alpha", alpha)
+    checks.positive_number("k0", k0)
+    if generator is not None and not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator or None; got {type(generator).__name__}")
+    if device is not None:
+        checks.device("device", device)
+    if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
+        raise TypeError(f"dtype must be a floating torch.dtype; got {dtype!r}")
     g = generator
     B, Fn, H = n_videos, frames, size
     S = grf_spectrum(H, H, alpha, k0, device=device)

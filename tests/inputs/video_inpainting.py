@@ -1,0 +1,121 @@
+"""Bad-input probes of trajectory-stabilised video inpainting (icml26.papers.video_inpainting)."""
+
+import functools
+
+import torch
+from harness import Probe
+
+from icml26.papers.video_inpainting import baselines, experiment, explore, method, toyvideo
+
+TINY = dict(n_videos=1, noise_seeds=1, frames=4, size=8, channels=1, hole=3, sub_hole=1, T=20, steps=3,
+            uniform_lams=[0.5], post_hoc_lam=0.5, long_k=2, controller=experiment.TSI)
+
+
+def _clip():
+    return toyvideo.make_videos(1, frames=4, size=8, hole=3, sub_hole=1, generator=torch.Generator().manual_seed(0))
+
+
+def _data():
+    return experiment.setup(TINY, "cpu", 0)
+
+
+@functools.cache
+def _results():
+    return experiment.run(TINY, "cpu", 0)
+
+
+def _flows_kw():
+    c = _clip()
+    return {"mask": c["mask"], "known": c["known"], "flows": c["flows"], "valid": c["valid"]}
+
+
+PROBES = [
+    # ---- method
+    Probe(method.anchor_set, valid=lambda: {"frames": 9, "stride": 4}, extra=[("stride", 1.5, "float stride")]),
+    Probe(method.source_table, valid=lambda: {"frames": 6, "anchors": [0, 4, 5], "ell": 2.0, "kappa_a": 2.0},
+          extra=[("anchors", [0, 6], "anchor past the last frame"), ("anchors", 3, "not a list"),
+                 ("ell", 0.0, "zero length scale"), ("use_anchors", "yes", "not a bool")]),
+    Probe(method.TemporalController,
+          valid=lambda: {**_flows_kw(), "mode": "tsi", "padding": "periodic", "tau": 0.2, "lam_max": 0.6,
+                         "stride": 2, "rho": 1.0},
+          extra=[("mode", "x", "unknown mode"), ("padding", "wrap", "unknown padding"),
+                 ("flows", torch.zeros(1, 4, 4, 2, 8, 7), "flows of the wrong width"),
+                 ("valid", torch.ones(1, 4, 3, 1, 8, 8), "valid of the wrong shape"),
+                 ("known", torch.zeros(1, 4, 1, 8), "a 4-D clip"), ("mask", torch.zeros(1, 3, 1, 8, 8), "F mismatch"),
+                 ("lam_max", 1.5, "lam_max above 1"), ("rho", 0.0, "zero rho"), ("tau", -1.0, "negative tau"),
+                 ("beta", 1.0, "beta of 1"), ("norm", "mean", "unknown norm"), ("reset", "all", "unknown reset"),
+                 ("t_lo", 0.9, "t_lo above t_hi"), ("gamma", float("nan"), "NaN gamma"),
+                 ("stride", 0, "zero stride"), ("sigma", 1.0, "unknown parameter")]),
+    Probe(method.e_warp, valid=lambda: {"video": _clip()["video"], "flows": _clip()["flows"],
+                                        "valid": _clip()["valid"], "region": _clip()["mask"], "k": 1,
+                                        "padding": "periodic"},
+          extra=[("k", 4, "k = F"), ("flows", torch.zeros(1, 4, 4, 2, 8), "flows of the wrong rank"),
+                 ("region", torch.ones(1, 4, 2, 8, 8), "region with 2 of 1 channels"),
+                 ("padding", "wrap", "unknown padding"), ("video", torch.zeros(4, 1, 8, 8), "a 4-D video")]),
+    Probe(method.psnr, valid=lambda: {"pred": _clip()["known"], "target": _clip()["video"],
+                                      "region": _clip()["mask"], "peak": 2.5},
+          extra=[("target", torch.zeros(1, 4, 1, 8, 7), "shape mismatch"), ("region", torch.zeros(1, 4, 1, 8, 8),
+                                                                             "an empty region"),
+                 ("region", torch.ones(1, 4, 1, 3, 3), "region that does not broadcast"),
+                 ("peak", 0.0, "zero peak"), ("pred", [1.0], "not a tensor")]),
+    Probe(method.laplacian, valid=lambda: {"x": torch.randn(2, 5, 5)}, extra=[("x", torch.ones(3), "one dimension")]),
+    Probe(method.hf_energy, valid=lambda: {"x": torch.randn(2, 5, 5), "region": torch.ones(5, 5)},
+          extra=[("region", torch.ones(4, 4), "region that does not broadcast"), ("x", "x", "not a tensor")]),
+    # ---- baselines
+    Probe(baselines.post_hoc_smoothing,
+          valid=lambda: {"frames": _clip()["video"], **{k: v for k, v in _flows_kw().items() if k != "known"},
+                         "lam": 0.5, "iters": 1, "padding": "periodic"},
+          extra=[("lam", 1.5, "lam above 1"), ("iters", 1.0, "float iters"), ("padding", "wrap", "unknown padding"),
+                 ("mask", torch.zeros(1, 4, 1, 7, 8), "mask of the wrong height")]),
+    Probe(baselines.warped_noise, valid=lambda: {"base": torch.randn(1, 1, 8, 8),
+                                                 "flows_from_first": _clip()["flows"][:, :, 0].contiguous(),
+                                                 "padding": "periodic"},
+          extra=[("flows_from_first", torch.full((1, 2, 2, 8, 8), 0.5), "non-integer flows"),
+                 ("flows_from_first", torch.zeros(1, 2, 2, 8, 6), "flows of the wrong width"),
+                 ("base", torch.zeros(1, 8, 8), "a 3-D base"), ("padding", "wrap", "unknown padding")]),
+    Probe(baselines.flow_propagation, valid=lambda: {**_flows_kw(), "fallback": torch.zeros(1, 4, 1, 8, 8),
+                                                     "padding": "periodic"},
+          extra=[("fallback", torch.zeros(1, 4, 1, 8, 7), "fallback of the wrong shape"),
+                 ("valid", torch.ones(1, 4, 4, 8, 8), "valid of the wrong rank"),
+                 ("padding", "wrap", "unknown padding")]),
+    # ---- toy world
+    Probe(toyvideo.make_videos, valid=lambda: {"n_videos": 1, "frames": 3, "size": 8, "channels": 1, "hole": 3,
+                                               "sub_hole": 1, "alpha": 3.0, "k0": 1.0, "max_speed": 1,
+                                               "generator": torch.Generator(), "device": "cpu"},
+          skip={"sub_hole": "a clip without a sub-hole (0) is valid"},
+          extra=[("hole", 8, "hole as large as the frame"), ("sub_hole", 4, "sub-hole larger than the hole"),
+                 ("frames", 1, "one frame"), ("size", 4, "frames of 4 pixels"), ("k0", 0.0, "zero k0"),
+                 ("alpha", -1.0, "negative alpha"), ("generator", 3, "not a generator"),
+                 ("dtype", torch.long, "an integer dtype")]),
+    # ---- experiment
+    Probe(experiment.setup, valid=lambda: {"config": TINY, "device": "cpu", "seed": 0},
+          skip={"seed": "seed 0 is valid"},
+          extra=[("seed", -1, "negative seed"), ("seed", 1.5, "float seed"), ("config", {"steps": 3}, "incomplete"),
+                 ("config", {**TINY, "n_videos": 0}, "no video"), ("config", {**TINY, "T": 0}, "no diffusion step"),
+                 ("config", {**TINY, "hole": 8}, "hole as large as the frame"),
+                 ("config", {**TINY, "colour": 1}, "unknown key"), ("config", [1], "not a mapping")]),
+    Probe(experiment.sample, valid=lambda: {"d": _data(), "steps": 3},
+          extra=[("steps", 2.5, "float steps"), ("z_T", torch.zeros(1, 4, 1, 8, 7), "noise of the wrong shape"),
+                 ("z_T", torch.full((1, 4, 1, 8, 8), float("nan")), "NaN noise"), ("d", {}, "not a setup dict")]),
+    Probe(experiment.controller, valid=lambda: {"d": _data(), "mode": "tsi", "tau": 0.2},
+          extra=[("mode", "x", "unknown mode"), ("tau", float("nan"), "NaN tau"), ("d", {"video": 1}, "incomplete")]),
+    Probe(experiment.metrics, valid=lambda: {"d": _data(), "y": _data()["video"], "long_k": 2},
+          extra=[("long_k", 4, "long_k = F"), ("y", torch.zeros(1, 4, 1, 8), "a 4-D output"), ("d", 3, "not a dict")]),
+    Probe(experiment.run, valid=lambda: {"config": TINY, "device": "cpu", "seed": 0},
+          skip={"seed": "seed 0 is valid"},
+          extra=[("seed", -1, "negative seed"), ("config", {"steps": 3}, "incomplete config"),
+                 ("config", {**TINY, "steps": 0}, "zero steps"), ("config", {**TINY, "long_k": 4}, "long_k = F"),
+                 ("config", {**TINY, "uniform_lams": []}, "no uniform lam"),
+                 ("config", {**TINY, "uniform_lams": [1.5]}, "uniform lam above 1"),
+                 ("config", {**TINY, "post_hoc_lam": float("nan")}, "NaN post-hoc lam"),
+                 ("config", {**TINY, "controller": {"sigma": 1}}, "unknown controller parameter")]),
+    # ---- explore
+    Probe(explore.plot_flicker, valid=lambda: {"method": "plain", "frame": 3, "lam_max": 0.6, "tau": 0.2, "seed": 0},
+          skip={"frame": "frame 0 is valid", "seed": "seed 0 is valid"},
+          extra=[("method", "x", "unknown method"), ("frame", -1, "negative frame"), ("frame", 7, "the last frame"),
+                 ("seed", -1, "negative seed"), ("lam_max", 1.5, "lam_max above 1"), ("tau", -1.0, "negative tau")]),
+    Probe(explore.plot_results, valid=lambda: {"results": _results()},
+          extra=[("results", {}, "empty results"), ("results", {"methods": {}, "uniform_sweep": []}, "no plain"),
+                 ("results", {"methods": {"plain": {"hf": 1.0}}, "uniform_sweep": [{"lam": 0.5}]}, "bad sweep")]),
+]
+EXEMPT = {}
