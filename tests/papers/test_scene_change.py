@@ -1,4 +1,5 @@
-"""Tests of scene_change (VSCD): rooms on the shared renderer, view overlap, correspondence, losses, metrics."""
+"""Tests of scene_change (VSCD): rooms on the shared renderer, view overlap, correspondence, candidate sets, the
+frozen encoder's checkpoint and its pretraining, losses, metrics."""
 
 import math
 
@@ -7,7 +8,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from icml26.papers.scene_change import baselines, experiment, method, rooms
+from icml26.papers.scene_change import baselines, encoder, experiment, method, pretrain, rooms
 from icml26.render import intrinsics, look_at, make_scene, project, render
 
 
@@ -78,7 +79,9 @@ def test_view_overlap_matches_a_brute_force_oracle():
 @given(dx=st.integers(-2, 2), dy=st.integers(-2, 2), seed=st.integers(0, 1000))
 def test_soft_correspondence_recovers_a_known_shift(dx, dy, seed):
     g = torch.Generator().manual_seed(seed)
-    r = torch.nn.functional.normalize(torch.randn(1, 16, 12, 12, generator=g), dim=1)
+    # 64 channels as the encoder's tokens: with 16, a random neighbour within the 5x5 window can come close enough
+    # to the true token (cosine > ~0.86, e.g. seed 168) that T = 0.02 no longer gives a one-hot softmax
+    r = torch.nn.functional.normalize(torch.randn(1, 64, 12, 12, generator=g), dim=1)
     q = torch.roll(r, shifts=(-dy, -dx), dims=(2, 3))            # q(p) = r(p + (dx, dy))
     warped, P, flow = method.soft_correspondence(q, r, k=5, temperature=0.02)
     inner = (slice(2, 10), slice(2, 10))
@@ -105,9 +108,58 @@ def test_patch_confidence_extremes():
     assert torch.allclose(method.patch_confidence(uniform), torch.full((1, 2, 2), 1 / 25), atol=1e-6)
 
 
-def test_matched_segments_and_candidates():
+def _segments_loop(path, delta, l_max):
+    """The released code's matched-segment proposal, written as the loop it is (the reference for the op)."""
+    segs, start = [], 0
+    for t in range(1, len(path) + 1):
+        extend = t < len(path) and abs((path[t] - path[t - 1]) - 1) <= delta and (t - start) < l_max
+        if not extend:
+            if t - start >= 2:
+                segs.append((start, t - 1, min(path[start:t]), max(path[start:t])))
+            start = t
+    covered = {t for (t0, t1, _, _) in segs for t in range(t0, t1 + 1)}
+    return sorted(segs + [(t, t, path[t], path[t]) for t in range(len(path)) if t not in covered])
+
+
+def _candidates_loop(P, s_max, top_k, delta, l_max, use_msp):
+    """The released code's candidate set per (pair, query frame), as a Python loop."""
+    order = P.topk(min(max(top_k, s_max), P.shape[-1]), dim=-1).indices
+    out = torch.empty(*P.shape[:2], s_max, dtype=torch.long)
+    for b in range(P.shape[0]):
+        segs = _segments_loop(P[b].argmax(-1).tolist(), delta, l_max) if use_msp else []
+        for t in range(P.shape[1]):
+            pool = {s for (t0, t1, s0, s1) in segs if t0 <= t <= t1 for s in range(s0, s1 + 1)}
+            chosen = [max(pool, key=lambda s: float(P[b, t, s]))] if pool else []
+            chosen += [s for s in order[b, t].tolist() if s not in chosen]
+            out[b, t] = torch.tensor(chosen[:s_max])
+    return out
+
+
+def test_matched_segments_example():
     segs = method.matched_segments(torch.tensor([0, 1, 2, 7, 3, 4]), delta=1, l_max=5)
     assert segs == [(0, 2, 0, 2), (3, 3, 7, 7), (4, 5, 3, 4)]
+    assert method.matched_segments(torch.arange(7), delta=0, l_max=3) == [(0, 2, 0, 2), (3, 5, 3, 5), (6, 6, 6, 6)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(b=st.integers(1, 3), tq=st.integers(1, 10), tr=st.integers(1, 10), seed=st.integers(0, 10_000),
+       delta=st.integers(0, 3), l_max=st.integers(1, 6), top_k=st.integers(1, 7), diagonal=st.booleans(),
+       data=st.data())
+def test_vectorised_candidate_sets_equal_the_reference_loop(b, tq, tr, seed, delta, l_max, top_k, diagonal, data):
+    s_max = data.draw(st.integers(1, tr))
+    g = torch.Generator().manual_seed(seed)
+    logits = torch.randn(b, tq, tr, generator=g)
+    if diagonal:  # paths that follow the diagonal, so that segments longer than one frame occur
+        logits = logits - 0.7 * (torch.arange(tq)[:, None] * tr // tq - torch.arange(tr)[None]).abs()
+    P = torch.softmax(2 * logits, -1)
+    for use_msp in (True, False):
+        got = method.candidate_sets(P, s_max, top_k, delta, l_max, use_msp)
+        assert torch.equal(got, _candidates_loop(P, s_max, top_k, delta, l_max, use_msp))
+    for row in P.argmax(-1):
+        assert method.matched_segments(row, delta, l_max) == _segments_loop(row.tolist(), delta, l_max)
+
+
+def test_candidate_sets_are_distinct_and_top1_without_msp():
     P = torch.softmax(torch.randn(1, 6, 8, generator=torch.Generator().manual_seed(0)), -1)
     cand = method.candidate_sets(P, 3)
     assert cand.shape == (1, 6, 3)
@@ -160,6 +212,32 @@ def test_model_forward_backward_and_modes():
     sia = baselines.siamese_cd(dim=16, width=8, reduce=8, fuse=8, head_layers=2, dec_width=4)
     out = sia(q, r[:, :4])
     assert torch.equal(out["candidates"][0, :, 0], torch.arange(4))
+    rev = baselines.reversed_cd(dim=16, width=8, reduce=8, fuse=8, head_layers=2, dec_width=4)
+    assert torch.equal(rev(q, r[:, :4])["candidates"][0, :, 0], torch.tensor([3, 2, 1, 0]))
+
+
+def test_precomputed_tokens_give_the_same_outputs():
+    torch.manual_seed(1)
+    frozen = encoder.FrameEncoder(16, 8).eval().requires_grad_(False)
+    model = method.VSCDNet(encoder=frozen, s_max=2, reduce=8, fuse=8, head_layers=2, dec_width=4).eval()
+    q, r = torch.rand(2, 3, 3, 32, 32), torch.rand(2, 4, 3, 32, 32)
+    with torch.no_grad():
+        a = model(q, r)
+        b = model(q, r, tokens=(frozen(q)[0], frozen(r)[0]), validate=False)
+    assert torch.allclose(a["logits"], b["logits"]) and torch.equal(a["candidates"], b["candidates"])
+    assert not any(p.requires_grad for p in model.encoder.parameters())
+    assert all(p.requires_grad for p in model.trainable_parameters())
+
+
+def test_scores_an_always_empty_predictor_cannot_win():
+    mask = torch.zeros(4, 8, 8)
+    mask[:2, 2:5, 2:5] = 1                                       # two frames with change, two without
+    empty = experiment.scores(torch.zeros_like(mask), mask)
+    assert empty["f1"] == pytest.approx(0.5, abs=1e-6)           # the per-frame mean rewards the empty frames
+    assert empty["f1_nonempty"] == pytest.approx(0.0, abs=1e-6) and empty["f1_pooled"] == 0.0
+    perfect = experiment.scores(mask.clone(), mask)
+    assert perfect["f1"] == pytest.approx(1.0) and perfect["f1_nonempty"] == pytest.approx(1.0)
+    assert perfect["f1_pooled"] == 1.0
 
 
 def test_bad_input_raises_value_errors():
@@ -167,9 +245,9 @@ def test_bad_input_raises_value_errors():
     q = torch.rand(1, 4, 3, 32, 32)
     with pytest.raises(ValueError, match="reference resolution"):
         model(q, torch.rand(1, 4, 3, 16, 16))
-    with pytest.raises(ValueError, match="query must hold at least one frame"):
+    with pytest.raises(ValueError, match="query must not be empty"):
         model(torch.rand(1, 0, 3, 32, 32), q)
-    with pytest.raises(ValueError, match="reference must hold at least one frame"):
+    with pytest.raises(ValueError, match="reference must not be empty"):
         model(q, torch.rand(1, 0, 3, 32, 32))
     with pytest.raises(ValueError, match="s_max"):
         model(q, torch.rand(1, 2, 3, 32, 32))
@@ -236,3 +314,34 @@ def test_window_visibility_is_a_subset_and_the_c6_raw_measure_runs():
     assert bool((reach <= vis).all()) and reach.shape == vis.shape == (1, 4, 2, 4, 4)
     wide = experiment.token_visibility(data, (4, 4), cand, window=9)   # a window spanning the frame: all visible
     assert torch.equal(wide, vis)
+
+
+def test_the_shipped_encoder_matches_its_checksum_and_loads_frozen(tmp_path):
+    assert encoder.sha256_of(encoder.ENCODER_FILE) == encoder.ENCODER_SHA256
+    enc = encoder.load_encoder()
+    assert not enc.training and not any(p.requires_grad for p in enc.parameters())
+    log = encoder.checkpoint_log()
+    assert log["config"] == pretrain.PRETRAIN                     # made by the script's own configuration
+    bad = tmp_path / "tampered.safetensors"
+    raw = bytearray(encoder.ENCODER_FILE.read_bytes())
+    raw[-1] ^= 1
+    bad.write_bytes(bytes(raw))
+    with pytest.raises(ValueError, match="sha256"):
+        encoder.load_encoder(bad)
+
+
+def test_the_pretraining_script_reproduces_a_smaller_encoder(tmp_path):
+    out = tmp_path / "small.safetensors"
+    pretrain.main(["--small", "--out", str(out)])
+    small = encoder.load_encoder(out, sha256=None)
+    log = encoder.checkpoint_log(out)
+    assert log["accuracy"] > log["accuracy_init"] + 0.08          # the proxy task is learned
+    again, _ = pretrain.pretrain(pretrain.PRETRAIN_SMALL)          # deterministic: the same weights again
+    assert all(torch.equal(a, b) for a, b in zip(small.state_dict().values(), again.state_dict().values()))
+    # the shipped encoder (the same script at full size) matches tokens better on the small run's held-out rooms
+    cfg = pretrain.PRETRAIN_SMALL
+    held = pretrain.render_views(cfg["eval_rooms"], cfg["views"], cfg["size"],
+                                 pretrain.GENERATOR_BASE + 10_000 * cfg["seed"] + 5_000)
+    match = pretrain.token_matches(held)
+    assert pretrain.correspondence_accuracy(small, held, match) == pytest.approx(log["accuracy"], abs=1e-6)
+    assert pretrain.correspondence_accuracy(encoder.load_encoder(), held, match) > log["accuracy"] + 0.2

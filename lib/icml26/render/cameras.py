@@ -16,15 +16,37 @@ import math
 
 import torch
 
+from icml26 import checks
+
 
 def _as_batch(x: torch.Tensor, name: str, tail: tuple[int, ...]) -> torch.Tensor:
+    """``x`` as a non-empty batch ``(B, *tail)`` of finite numbers (a single ``tail``-shaped item gets ``B = 1``)."""
     if not isinstance(x, torch.Tensor):
         raise ValueError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
     if x.shape == tail:
         x = x.unsqueeze(0)
     if x.dim() != len(tail) + 1 or tuple(x.shape[1:]) != tail:
         raise ValueError(f"{name} must have shape {tail} or (B, {', '.join(map(str, tail))}), got {tuple(x.shape)}")
-    return x
+    return checks.tensor(name, x)
+
+
+def _check_K(K) -> torch.Tensor:
+    return checks.tensor("K", K, shape=(3, 3))
+
+
+def _check_depth(depth, ndim) -> torch.Tensor:
+    """Depth maps: ``inf`` marks a pixel with no surface and is allowed; NaN is not."""
+    checks.tensor("depth", depth, ndim=ndim, finite=False)
+    if depth.is_floating_point() and bool(torch.isnan(depth).any()):
+        raise ValueError(f"depth must not hold NaN (inf marks a pixel with no surface); got shape {tuple(depth.shape)}")
+    return depth
+
+
+def _check_points(points) -> torch.Tensor:
+    """World points ``(N, 3)`` or ``(B, N, 3)``; non-finite points (no surface) are allowed."""
+    if not isinstance(points, torch.Tensor) or points.shape[-1:] != (3,) or points.dim() not in (2, 3):
+        raise ValueError(f"points must have shape (N, 3) or (B, N, 3), got {getattr(points, 'shape', None)}")
+    return points
 
 
 def _check_size(width: int, height: int) -> None:
@@ -36,8 +58,9 @@ def _check_size(width: int, height: int) -> None:
 def intrinsics(width: int, height: int, fov_deg: float, *, device=None, dtype=torch.float32) -> torch.Tensor:
     """The ``(3, 3)`` matrix ``K`` of a pinhole camera with horizontal field of view ``fov_deg`` and square pixels."""
     _check_size(width, height)
-    if not 0.0 < float(fov_deg) < 180.0:
-        raise ValueError(f"fov_deg must lie in (0, 180), got {fov_deg}")
+    checks.in_range("fov_deg", fov_deg, 0.0, 180.0, low_open=True, high_open=True)
+    if device is not None:
+        device = checks.device("device", device)
     f = (width / 2.0) / math.tan(math.radians(float(fov_deg)) / 2.0)
     return torch.tensor([[f, 0.0, width / 2.0], [0.0, f, height / 2.0], [0.0, 0.0, 1.0]], device=device, dtype=dtype)
 
@@ -50,6 +73,10 @@ def look_at(eye: torch.Tensor, target: torch.Tensor, up: tuple[float, float, flo
     """
     eye = _as_batch(eye, "eye", (3,))
     target = _as_batch(target, "target", (3,)).to(eye)
+    if target.shape[0] not in (1, eye.shape[0]):
+        raise ValueError(f"target must hold one point or one per eye ({eye.shape[0]}); got {target.shape[0]}")
+    if len(up) != 3 or not all(math.isfinite(float(u)) for u in up):
+        raise ValueError(f"up must be three finite numbers; got {up!r}")
     if target.shape[0] != eye.shape[0]:
         target = target.expand_as(eye)
     forward = target - eye
@@ -88,7 +115,7 @@ def pixel_rays(K: torch.Tensor, rot: torch.Tensor, trans: torch.Tensor, width: i
         raise ValueError(f"supersample must be a positive int, got {supersample!r}")
     rot = _as_batch(rot, "rot", (3, 3))
     trans = _as_batch(trans, "trans", (3,))
-    K = K.to(rot)
+    K = _check_K(K).to(rot)
     s = supersample
     us = (torch.arange(width * s, device=rot.device, dtype=rot.dtype) + 0.5) / s
     vs = (torch.arange(height * s, device=rot.device, dtype=rot.dtype) + 0.5) / s
@@ -108,8 +135,8 @@ def project(points: torch.Tensor, K: torch.Tensor, rot: torch.Tensor, trans: tor
     """
     rot = _as_batch(rot, "rot", (3, 3))
     trans = _as_batch(trans, "trans", (3,))
-    if not isinstance(points, torch.Tensor) or points.shape[-1] != 3 or points.dim() not in (2, 3):
-        raise ValueError(f"points must have shape (N, 3) or (B, N, 3), got {getattr(points, 'shape', None)}")
+    _check_points(points)
+    _check_K(K)
     pts = points.to(rot)
     cam = torch.einsum("bij,nj->bni", rot, pts) if pts.dim() == 2 else torch.einsum("bij,bnj->bni", rot, pts)
     cam = cam + trans[:, None, :]
@@ -123,8 +150,8 @@ def project(points: torch.Tensor, K: torch.Tensor, rot: torch.Tensor, trans: tor
 def backproject(depth: torch.Tensor, K: torch.Tensor, rot: torch.Tensor, trans: torch.Tensor) -> torch.Tensor:
     """World points ``(B, H, W, 3)`` seen at each pixel centre with z-depth ``depth`` ``(B, H, W)`` (inverse of
     :func:`project`; pixels with infinite depth give non-finite points)."""
-    if not isinstance(depth, torch.Tensor) or depth.dim() not in (2, 3):
-        raise ValueError(f"depth must have shape (H, W) or (B, H, W), got {getattr(depth, 'shape', None)}")
+    _check_depth(depth, (2, 3))
+    _check_K(K)
     if depth.dim() == 2:
         depth = depth.unsqueeze(0)
     rot = _as_batch(rot, "rot", (3, 3))
@@ -147,10 +174,8 @@ def visible_in(points: torch.Tensor, K: torch.Tensor, rot: torch.Tensor, trans: 
     z-depth is within ``rel_tol`` (relative) of the depth map at the nearest pixel (a z-buffer test).
     Returns a bool tensor ``(B, N)``. Non-finite points are never visible.
     """
-    if rel_tol < 0:
-        raise ValueError(f"rel_tol must be >= 0, got {rel_tol}")
-    if not isinstance(depth, torch.Tensor) or depth.dim() != 3:
-        raise ValueError(f"depth must have shape (B, H, W), got {getattr(depth, 'shape', None)}")
+    checks.nonnegative_number("rel_tol", rel_tol)
+    _check_depth(depth, 3)
     uv, z = project(points, K, rot, trans)
     if uv.shape[0] != depth.shape[0]:
         raise ValueError(f"depth has {depth.shape[0]} maps for {uv.shape[0]} cameras")

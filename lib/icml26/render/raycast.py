@@ -14,10 +14,13 @@ Shading is Lambertian with one directional light plus ambient, scaled by an ``ex
 
 from __future__ import annotations
 
+import math
+
 import torch
 import torch.nn.functional as F
 
-from icml26.render.cameras import _as_batch, pixel_rays
+from icml26 import checks
+from icml26.render.cameras import _as_batch, _check_K, pixel_rays
 from icml26.render.scene import BOX, CHECKER, CYLINDER, PLANE, SPHERE, STRIPES, Scene
 
 EPS = 1e-4
@@ -82,8 +85,32 @@ def _hit_cylinders(o, d, center, radius, half_height):
     return torch.minimum(side, torch.minimum(*caps))
 
 
+def _check_scene(scene) -> Scene:
+    if not isinstance(scene, Scene):
+        raise TypeError(f"scene must be a Scene; got {type(scene).__name__}")
+    return scene
+
+
+def _check_rays(origins, directions) -> None:
+    checks.tensor("origins", origins, ndim=2, shape=(None, 3), dtype_kind="float")
+    checks.tensor("directions", directions, shape=tuple(origins.shape), dtype_kind="float")
+
+
+def _check_hits(scene, prim, points) -> None:
+    checks.tensor("prim", prim, ndim=1, dtype_kind="int")
+    checks.tensor("points", points, shape=(prim.shape[0], 3), dtype_kind="float")
+    if bool(((prim < 0) | (prim >= scene.num_primitives)).any()):
+        raise ValueError(f"prim must index the scene's {scene.num_primitives} primitives")
+
+
 def intersect(scene: Scene, origins: torch.Tensor, directions: torch.Tensor) -> torch.Tensor:
     """Ray parameters ``t`` ``(R, P)`` of the first hit of each ray ``(R, 3)`` with each primitive (``inf``: none)."""
+    _check_scene(scene)
+    _check_rays(origins, directions)
+    return _intersect(scene, origins, directions)
+
+
+def _intersect(scene, origins, directions):
     o, d = origins[:, None, :], directions[:, None, :]
     t = torch.full((o.shape[0], scene.num_primitives), float("inf"), device=o.device, dtype=o.dtype)
     for kind, fn in ((PLANE, lambda i: _hit_planes(o, d, scene.center[i], scene.normal[i])),
@@ -98,6 +125,13 @@ def intersect(scene: Scene, origins: torch.Tensor, directions: torch.Tensor) -> 
 
 def surface_normals(scene: Scene, prim: torch.Tensor, points: torch.Tensor, directions: torch.Tensor) -> torch.Tensor:
     """Unit normals ``(R, 3)`` at hit ``points`` on primitives ``prim`` ``(R,)``, flipped to face the ray."""
+    _check_scene(scene)
+    _check_hits(scene, prim, points)
+    checks.tensor("directions", directions, shape=tuple(points.shape), dtype_kind="float")
+    return _surface_normals(scene, prim, points, directions)
+
+
+def _surface_normals(scene, prim, points, directions):
     center, size, yaw = scene.center[prim], scene.size[prim], scene.yaw[prim]
     local = _to_local(points, center, yaw, True)
     ratio = (local / size.clamp_min(1e-9)).abs()
@@ -117,6 +151,12 @@ def surface_normals(scene: Scene, prim: torch.Tensor, points: torch.Tensor, dire
 
 def albedo(scene: Scene, prim: torch.Tensor, points: torch.Tensor) -> torch.Tensor:
     """Procedural albedo ``(R, 3)`` at ``points`` on primitives ``prim``, evaluated in the primitives' local frames."""
+    _check_scene(scene)
+    _check_hits(scene, prim, points)
+    return _albedo(scene, prim, points)
+
+
+def _albedo(scene, prim, points):
     local = _to_local(points, scene.center[prim], scene.yaw[prim], True)
     cells = torch.floor(local / scene.pattern_scale[prim][..., None]).long()
     pattern = scene.pattern[prim]
@@ -130,11 +170,13 @@ def albedo(scene: Scene, prim: torch.Tensor, points: torch.Tensor) -> torch.Tens
 def cast(scene: Scene, origins: torch.Tensor, directions: torch.Tensor, chunk: int = 1 << 16):
     """Nearest hits of rays ``(R, 3)``: ``distance`` ``(R,)`` (``inf`` for a miss) and primitive index ``(R,)``
     (``-1`` for a miss). Rays are processed ``chunk`` at a time to bound memory."""
-    if origins.shape != directions.shape or origins.dim() != 2 or origins.shape[-1] != 3:
-        raise ValueError(f"origins and directions must both be (R, 3), got {tuple(origins.shape)} and "
-                         f"{tuple(directions.shape)}")
-    if chunk < 1:
-        raise ValueError(f"chunk must be >= 1, got {chunk}")
+    _check_scene(scene)
+    _check_rays(origins, directions)
+    checks.positive_int("chunk", chunk)
+    return _cast(scene, origins, directions, chunk)
+
+
+def _cast(scene, origins, directions, chunk):
     dists, prims = [], []
     for start in range(0, origins.shape[0], chunk):
         if scene.num_primitives == 0:
@@ -142,7 +184,7 @@ def cast(scene: Scene, origins: torch.Tensor, directions: torch.Tensor, chunk: i
             dists.append(torch.full((n,), float("inf"), device=origins.device, dtype=origins.dtype))
             prims.append(torch.full((n,), -1, device=origins.device, dtype=torch.long))
             continue
-        t = intersect(scene, origins[start:start + chunk], directions[start:start + chunk])
+        t = _intersect(scene, origins[start:start + chunk], directions[start:start + chunk])
         dist, prim = t.min(dim=1)
         dists.append(dist)
         prims.append(torch.where(torch.isfinite(dist), prim, torch.full_like(prim, -1)))
@@ -153,13 +195,13 @@ def _surface(scene, o, d, dist, prim):
     """Hit points and ray-facing normals (misses get the ray origin and an arbitrary normal)."""
     hit = prim >= 0
     points = o + torch.where(hit, dist, torch.zeros_like(dist))[..., None] * d
-    return points, surface_normals(scene, prim.clamp_min(0), points, d)
+    return points, _surface_normals(scene, prim.clamp_min(0), points, d)
 
 
 def _shade(scene, prim, points, normals, light, ambient, background):
     """Lambertian colour of the hits, ``background`` for misses."""
     lam = (normals * light).sum(-1).clamp_min(0.0)
-    rgb = albedo(scene, prim.clamp_min(0), points) * (ambient + (1.0 - ambient) * lam)[..., None]
+    rgb = _albedo(scene, prim.clamp_min(0), points) * (ambient + (1.0 - ambient) * lam)[..., None]
     return torch.where((prim >= 0)[..., None], rgb, background)
 
 
@@ -173,10 +215,16 @@ def render(scene: Scene, K: torch.Tensor, rot: torch.Tensor, trans: torch.Tensor
     ``(B, H, W, 3)``. Geometry buffers come from the pixel centres; ``rgb`` is the mean of ``supersample^2``
     sub-pixel rays (anti-aliasing). ``exposure`` is a scalar or a ``(B,)`` gain per camera.
     """
+    _check_scene(scene)
     rot = _as_batch(rot, "rot", (3, 3))
     trans = _as_batch(trans, "trans", (3,))
-    if not 0.0 <= ambient <= 1.0:
-        raise ValueError(f"ambient must lie in [0, 1], got {ambient}")
+    _check_K(K)
+    checks.probability("ambient", ambient)
+    checks.positive_int("chunk", chunk)
+    checks.positive_int("supersample", supersample)
+    for name, v in (("light", light), ("background", background)):
+        if len(v) != 3 or not all(math.isfinite(float(x)) for x in v):
+            raise ValueError(f"{name} must be three finite numbers; got {v!r}")
     if scene.center.device != rot.device:
         raise ValueError(f"scene is on {scene.center.device} but the cameras are on {rot.device}")
     dtype, device = rot.dtype, rot.device
@@ -184,18 +232,18 @@ def render(scene: Scene, K: torch.Tensor, rot: torch.Tensor, trans: torch.Tensor
     light_t = light_t / light_t.norm()
     bg = torch.as_tensor(background, dtype=dtype, device=device)
     gain = torch.as_tensor(exposure, dtype=dtype, device=device).reshape(-1, 1, 1, 1)
-    if gain.shape[0] not in (1, rot.shape[0]) or bool((gain <= 0).any()):
+    if gain.shape[0] not in (1, rot.shape[0]) or not bool(((gain > 0) & torch.isfinite(gain)).all()):
         raise ValueError("exposure must be a positive scalar or one positive gain per camera")
     b = rot.shape[0]
 
     o, d, cos_fwd = pixel_rays(K, rot, trans, width, height)
     o, d = o.reshape(-1, 3), d.reshape(-1, 3)
-    dist, prim = cast(scene, o, d, chunk)
+    dist, prim = _cast(scene, o, d, chunk)
     points, normals = _surface(scene, o, d, dist, prim)
     if supersample > 1:  # colour only from the sub-pixel rays; the pixel-centre pass gives the geometry buffers
         so, sd, _ = pixel_rays(K, rot, trans, width, height, supersample)
         so, sd = so.reshape(-1, 3), sd.reshape(-1, 3)
-        sdist, sprim = cast(scene, so, sd, chunk)
+        sdist, sprim = _cast(scene, so, sd, chunk)
         srgb = _shade(scene, sprim, *_surface(scene, so, sd, sdist, sprim), light_t, ambient, bg)
         srgb = srgb.reshape(b, height * supersample, width * supersample, 3).permute(0, 3, 1, 2)
         rgb = F.avg_pool2d(srgb, supersample).permute(0, 2, 3, 1)

@@ -23,6 +23,8 @@ from dataclasses import dataclass, fields
 
 import torch
 
+from icml26 import checks
+
 PLANE, BOX, SPHERE, CYLINDER = 0, 1, 2, 3
 SOLID, CHECKER, STRIPES = 0, 1, 2
 KINDS = {"plane": PLANE, "box": BOX, "sphere": SPHERE, "cylinder": CYLINDER}
@@ -58,6 +60,8 @@ class Scene:
             value = getattr(self, name)
             if not isinstance(value, torch.Tensor) or tuple(value.shape) != shape:
                 raise ValueError(f"{name} must be a tensor of shape {shape}, got {getattr(value, 'shape', value)}")
+            if value.is_floating_point() and not bool(torch.isfinite(value).all()):
+                raise ValueError(f"{name} must hold only finite numbers")
         if p and not bool(((self.kind >= PLANE) & (self.kind <= CYLINDER)).all()):
             raise ValueError("kind must hold PLANE, BOX, SPHERE or CYLINDER codes (0..3)")
         if p and bool((self.object_id < 0).any()):
@@ -116,6 +120,10 @@ def make_scene(kind, object_id, center, size, *, yaw=None, normal=None, color_a=
         out = [table[v] if isinstance(v, str) else int(v) for v in values]
         return torch.tensor(out, dtype=torch.long, device=device)
 
+    if device is not None:
+        device = checks.device("device", device)
+    if isinstance(kind, (str, bytes)) or not hasattr(kind, "__iter__"):
+        raise TypeError(f"kind must be a sequence of kind names or codes; got {kind!r}")
     kind_t = codes(list(kind), KINDS, "kind")
     p = kind_t.shape[0]
     gen = generator if generator is not None else torch.Generator().manual_seed(0)

@@ -8,6 +8,7 @@ from functools import lru_cache
 import numpy as np
 import torch
 
+from icml26 import checks
 from icml26.papers.scene_change import baselines, rooms
 from icml26.viz import figure
 
@@ -28,9 +29,11 @@ def _img(x):
 def plot_pair(room_seed: int = 0, n_changes: int = 3, t: int = 0):
     """Query frame t, its same-index reference, its best raw-pixel match, the GT change mask, and the geometric
     view overlap omega(t, s) of every reference frame (same-index and top-1 marked)."""
+    checks.seed("room_seed", room_seed)
+    checks.positive_int("n_changes", n_changes)
     d = example_pair(int(room_seed), int(n_changes))
     T = d["qry"].shape[1]
-    t = int(min(max(t, 0), T - 1))
+    t = _index("t", t, T)
     top1 = int(d["raw_top"][0, t, 0])
     fig, axes = figure(5, 1, width=2.4, height=2.4)
     panels = [(d["qry"][0, t], f"query frame t={t}"), (d["ref"][0, t], f"same-index ref s={t}"),
@@ -39,7 +42,7 @@ def plot_pair(room_seed: int = 0, n_changes: int = 3, t: int = 0):
         ax.imshow(_img(im))
         ax.set_title(title, fontsize=9)
         ax.axis("off")
-    axes[0, 3].imshow(d["mask"][0, t].cpu(), cmap="magma", vmin=0, vmax=1)
+    axes[0, 3].imshow(d["mask"][0, t].cpu().numpy(), cmap="magma", vmin=0, vmax=1)
     axes[0, 3].set_title(f"GT change mask ({int(d['n_changed'][0])} changes)", fontsize=9)
     axes[0, 3].axis("off")
     ov = d["overlap"][0, t].cpu().numpy()
@@ -54,30 +57,87 @@ def plot_pair(room_seed: int = 0, n_changes: int = 3, t: int = 0):
     return fig
 
 
+def _index(name, value, n) -> int:
+    checks.nonnegative_int(name, value)
+    if value >= n:
+        raise ValueError(f"{name} must be < {n}; got {value}")
+    return int(value)
+
+
+OVERLAP_LABELS = {"same_index": "same index", "reversed_index": "reversed index", "top1": "top-1 raw match",
+                  "topk_union": "top-3 union", "oracle_top1": "pose oracle", "top1_histogram": "top-1 histogram"}
+METRIC_LABELS = {"f1": "F1 per frame (paper)", "f1_nonempty": "F1, frames with change", "f1_pooled": "F1 pooled",
+                 "iou": "IoU per frame", "pixel_auroc": "pixel AUROC"}
+
+
 def plot_overlap(results: dict):
-    """Mean view overlap of the same-index, raw top-1, top-K union and oracle references (claims C1, C2)."""
+    """Mean view overlap of the same-index, reversed-index, raw top-1, top-K union and oracle references (C1, C2)."""
+    checks.config("results", results, required=("overlap",))
     o = results["overlap"]
-    names = ["same_index", "top1", "topk_union", "oracle_top1"]
-    labels = ["same index", "top-1 match", f"top-{o['k']} union", "oracle (GT poses)"]
-    fig, ax = figure(1, 1, width=5, height=3)
-    ax.bar(labels, [o[n] for n in names], color=["tab:red", "tab:green", "tab:blue", "tab:gray"])
+    names = [n for n in ("same_index", "reversed_index", "top1", "topk_union", "oracle_top1") if n in o]
+    fig, ax = figure(1, 1, width=6, height=3)
+    ax.bar([OVERLAP_LABELS[n] for n in names], [o[n] for n in names])
     ax.set_ylabel("mean view overlap")
     ax.set_ylim(0, 1)
+    ax.tick_params(axis="x", rotation=20)
     return fig
 
 
-def plot_scores(results: dict, metric: str = "f1"):
-    """Test score of every method (per-frame mean F1 by default)."""
+def plot_scores(results: dict, metrics: tuple = ("f1", "f1_nonempty", "f1_pooled")):
+    """Test scores of every method, grouped bars per metric: the paper's per-frame F1 (which an always-empty
+    predictor wins on every frame without change), the F1 on frames with change and the pooled F1."""
+    checks.config("results", results, required=("methods",))
     names = list(results["methods"])
-    fig, ax = figure(1, 1, width=6, height=3)
-    ax.bar(names, [results["methods"][n][metric] for n in names], color="tab:blue")
-    ax.set_ylabel(f"test {metric}")
-    ax.tick_params(axis="x", rotation=30)
+    if isinstance(metrics, str) or not metrics:
+        raise ValueError(f"metrics must be a non-empty sequence of metric names; got {metrics!r}")
+    for m in metrics:
+        checks.one_of("metrics", m, next(iter(results["methods"].values())).keys())
+    fig, ax = figure(1, 1, width=7.5, height=3)
+    width = 0.8 / len(metrics)
+    x = np.arange(len(names))
+    for i, m in enumerate(metrics):
+        ax.bar(x + (i - (len(metrics) - 1) / 2) * width, [results["methods"][n].get(m, np.nan) for n in names],
+               width, label=METRIC_LABELS.get(m, m))
+    ax.set_xticks(x, names, rotation=20)
+    ax.set_ylabel("test score")
+    ax.legend(fontsize=8)
     return fig
+
+
+def _html_table(header: list[str], rows: list[list]) -> str:
+    def cell(v):
+        return f"{v:.3f}" if isinstance(v, float) else str(v)
+
+    head = "".join(f"<th>{h}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{cell(v)}</td>" for v in r) + "</tr>" for r in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def scores_table(results: dict, metrics: tuple = ("f1", "f1_nonempty", "f1_pooled", "iou", "pixel_auroc")):
+    """The test scores of every method as an HTML table (missing entries shown as a dash)."""
+    from IPython.display import HTML
+
+    checks.config("results", results, required=("methods",))
+    rows = [[n] + [s.get(m, "-") for m in metrics] for n, s in results["methods"].items()]
+    return HTML(_html_table(["method"] + [METRIC_LABELS.get(m, m) for m in metrics], rows))
+
+
+def overlap_table(stats: dict):
+    """The mean view overlap of each way of choosing a reference frame, as an HTML table."""
+    from IPython.display import HTML
+
+    if not isinstance(stats, dict) or "same_index" not in stats:
+        raise ValueError("stats must be the dict of experiment.overlap_stats")
+    rows = [[OVERLAP_LABELS[k], v, v / stats["same_index"]] for k, v in stats.items() if k in OVERLAP_LABELS]
+    return HTML(_html_table(["reference frame", "mean view overlap", "x same index"], rows))
 
 
 def scrubber_cache(data: dict, preds: dict, n_pairs: int = 3) -> dict:
     """Everything the query-frame scrubber draws, as numpy, for the first ``n_pairs`` test pairs (computed once)."""
+    checks.config("data", data, required=("qry", "ref", "mask", "overlap"))
+    checks.positive_int("n_pairs", n_pairs)
+    if not preds:
+        raise ValueError("preds must map at least one method to its predictions")
     n = min(n_pairs, data["qry"].shape[0])
     cache = {"qry": data["qry"][:n].cpu(), "ref": data["ref"][:n].cpu(), "mask": data["mask"][:n].cpu(),
              "overlap": data["overlap"][:n].cpu(), "methods": {}}
@@ -106,8 +166,8 @@ def plot_scrubber(cache: dict, pair: int = 0, t: int = 0, method: str = "vscd", 
     if method not in cache["methods"]:
         raise ValueError(f"method must be one of {sorted(cache['methods'])}, got {method!r}")
     m = cache["methods"][method]
-    pair = int(min(max(pair, 0), cache["qry"].shape[0] - 1))
-    t = int(min(max(t, 0), cache["qry"].shape[1] - 1))
+    pair = _index("pair", pair, cache["qry"].shape[0])
+    t = _index("t", t, cache["qry"].shape[1])
     cand = m["candidates"][pair, t].tolist()
     size = cache["qry"].shape[-1]
     conf = m["weights"] if show_weights else m["C_sp"]

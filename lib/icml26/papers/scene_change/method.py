@@ -1,4 +1,4 @@
-"""VSCDNet-mini: query-centric video scene change detection (note §3; arXiv 2605.20821, code model/*.py).
+"""VSCDNet-mini: query-centric video scene change detection (arXiv 2605.20821 §3; released code model/*.py).
 
 Per query keyframe t: (i) soft frame matching to every reference keyframe with global descriptors (§3.1-3.2),
 (ii) a candidate set S_t from matched segment proposals and the top-k of P_frame (§3.3), (iii) local 5x5
@@ -6,11 +6,11 @@ soft-argmax correspondence and warping of each candidate's tokens to the query g
 feature per candidate (§3.5), (v) confidence-weighted fusion with C_f * C_sp (§3.6), (vi) one decoding per
 query frame with RGB guidance (§3.7). Loss: BCE + soft Dice (§3.8); metrics: per-frame F1/IoU (§3.9).
 
-Deviations (all configurable): a small CNN encoder trained from scratch instead of frozen SAM ViT-B (§7), and
+Deviations (all configurable, see docs/papers/scene_change.md): a small CNN encoder pretrained by our own code
+on renders of our rooms and frozen (:mod:`~icml26.papers.scene_change.encoder`) instead of frozen SAM ViT-B;
 L2-normalised tokens with a learnable correlation temperature instead of a raw dot product at T_p = 1
-(*inferred*, §10: on 64-d features the raw local softmax is flat; the change head still sees the raw tokens unless
-``head_normalized``), and optional GroupNorm in the change head and decoder (``norm``, *inferred*: without it the
-from-scratch networks did not fire above 0.5 within a CPU budget).
+(*inferred*: on 64-d features the raw local softmax is flat; the change head still sees the raw tokens unless
+``head_normalized``); optional GroupNorm in the change head and decoder (``norm``, *inferred*); a 2-stage decoder.
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from icml26 import checks
+from icml26.papers.scene_change.encoder import FrameEncoder
 from icml26.render.warp import warp
 
 EPS = 1e-6
@@ -29,14 +31,12 @@ EPS = 1e-6
 # ----------------------------------------------------------------------------------------------- input checks
 
 def check_videos(query: torch.Tensor, reference: torch.Tensor) -> None:
-    """Raise ``ValueError`` unless ``query`` and ``reference`` are ``(B, T, 3, H, W)`` videos of one resolution."""
+    """Raise ``ValueError`` unless ``query`` and ``reference`` are finite ``(B, T, 3, H, W)`` videos of one
+    resolution and batch size."""
     for name, v in (("query", query), ("reference", reference)):
-        if not isinstance(v, torch.Tensor) or v.dim() != 5 or v.shape[2] != 3:
-            raise ValueError(f"{name} must be a (B, T, 3, H, W) video tensor, got {getattr(v, 'shape', v)!r}")
-        if v.shape[1] == 0 or v.shape[0] == 0:
-            raise ValueError(f"{name} must hold at least one frame, got shape {tuple(v.shape)}")
-        if not torch.isfinite(v).all():
-            raise ValueError(f"{name} must be finite")
+        checks.tensor(name, v, ndim=5, dtype_kind="float")
+        if v.shape[2] != 3:
+            raise ValueError(f"{name} must be a (B, T, 3, H, W) video tensor; got shape {tuple(v.shape)}")
     if query.shape[-2:] != reference.shape[-2:]:
         raise ValueError(f"reference resolution {tuple(reference.shape[-2:])} must equal the query resolution "
                          f"{tuple(query.shape[-2:])}")
@@ -46,37 +46,9 @@ def check_videos(query: torch.Tensor, reference: torch.Tensor) -> None:
 
 def keyframe_indices(length: int, t_key: int) -> torch.Tensor:
     """``round(linspace(0, L - 1, T_key))`` (§3.0); short videos repeat indices."""
-    if not isinstance(length, int) or length < 1:
-        raise ValueError(f"length must be a positive int (a non-empty video), got {length!r}")
-    if not isinstance(t_key, int) or t_key < 1:
-        raise ValueError(f"t_key must be a positive int, got {t_key!r}")
+    checks.positive_int("length", length)
+    checks.positive_int("t_key", t_key)
     return torch.linspace(0, length - 1, t_key).round().long()
-
-
-# ----------------------------------------------------------------------------------------------- encoder
-
-class FrameEncoder(nn.Module):
-    """Pluggable backbone: ``frames (B, T, 3, H, W) -> tokens (B, T, N, D), (h, w)``.
-
-    Here a small CNN (4 conv stages, stride 4, trained from scratch; §7). A user can swap in frozen SAM ViT-B
-    at 1024^2 (tokens before the neck, 64x64x768) with the same interface.
-    """
-
-    def __init__(self, dim: int = 64, width: int = 32):
-        super().__init__()
-        self.dim = dim
-        self.net = nn.Sequential(
-            nn.Conv2d(3, width, 3, 2, 1), nn.GroupNorm(4, width), nn.ReLU(),
-            nn.Conv2d(width, width, 3, 1, 1), nn.GroupNorm(4, width), nn.ReLU(),
-            nn.Conv2d(width, dim, 3, 2, 1), nn.GroupNorm(4, dim), nn.ReLU(), nn.Conv2d(dim, dim, 3, 1, 1))
-        self.register_buffer("mean", torch.tensor([0.485, 0.456, 0.406]).view(1, 3, 1, 1))
-        self.register_buffer("std", torch.tensor([0.229, 0.224, 0.225]).view(1, 3, 1, 1))
-
-    def forward(self, frames: torch.Tensor):
-        b, t = frames.shape[:2]
-        x = self.net((frames.flatten(0, 1) - self.mean) / self.std)
-        h, w = x.shape[-2:]
-        return x.flatten(2).transpose(1, 2).reshape(b, t, h * w, self.dim), (h, w)
 
 
 # ----------------------------------------------------------------------------------------------- §3.1 descriptors
@@ -91,6 +63,10 @@ class AlignmentToken(nn.Module):
 
     def __init__(self, dim: int, heads: int = 4):
         super().__init__()
+        checks.positive_int("dim", dim)
+        checks.positive_int("heads", heads)
+        if dim % heads:
+            raise ValueError(f"heads must divide dim ({dim}); got {heads}")
         self.token = nn.Parameter(nn.init.trunc_normal_(torch.empty(dim), std=0.02))
         self.ln1, self.ln2, self.ln_kv, self.ln3 = (nn.LayerNorm(dim) for _ in range(4))
         self.self_attn = nn.MultiheadAttention(dim, heads, batch_first=True)
@@ -110,6 +86,13 @@ class AlignmentToken(nn.Module):
 
 def frame_descriptors(tokens: torch.Tensor, at: AlignmentToken | None) -> torch.Tensor:
     """``v = mean_n E + a'`` (or ``v = mean_n E`` without the AT), ``(B, T, D)`` (§3.1)."""
+    checks.tensor("tokens", tokens, ndim=4, dtype_kind="float")
+    if at is not None and not isinstance(at, AlignmentToken):
+        raise TypeError(f"at must be an AlignmentToken or None; got {type(at).__name__}")
+    return _frame_descriptors(tokens, at)
+
+
+def _frame_descriptors(tokens, at):
     v = tokens.mean(2)
     if at is not None:
         v = v + at(tokens.flatten(0, 1)).view_as(v)
@@ -123,6 +106,7 @@ class AlignmentRefiner(nn.Module):
 
     def __init__(self, hidden: int = 16):
         super().__init__()
+        checks.positive_int("hidden", hidden)
         self.conv1 = nn.Conv2d(1, hidden, 3, padding=1)
         self.conv2 = nn.Conv2d(hidden, 1, 1)
         nn.init.zeros_(self.conv2.weight)
@@ -133,64 +117,95 @@ class AlignmentRefiner(nn.Module):
 
 
 def frame_similarity(vq: torch.Tensor, vr: torch.Tensor) -> torch.Tensor:
-    """Cosine similarity grid ``S[b, t, s] = cos(v_q^t, v_r^s)`` (§3.2)."""
+    """Cosine similarity grid ``S[b, t, s] = cos(v_q^t, v_r^s)`` (§3.2) of descriptors ``(B, T_q, D)``, ``(B, T_r,
+    D)``."""
+    checks.tensor("vq", vq, ndim=3, dtype_kind="float")
+    checks.tensor("vr", vr, ndim=3, dtype_kind="float")
+    if vq.shape[0] != vr.shape[0] or vq.shape[-1] != vr.shape[-1]:
+        raise ValueError(f"vq and vr must share batch and descriptor sizes; got {tuple(vq.shape)} and "
+                         f"{tuple(vr.shape)}")
+    return _frame_similarity(vq, vr)
+
+
+def _frame_similarity(vq, vr):
     return torch.einsum("btd,bsd->bts", F.normalize(vq, dim=-1), F.normalize(vr, dim=-1))
 
 
-def matched_segments(top1: torch.Tensor, delta: int = 2, l_max: int = 5) -> list[tuple[int, int, int, int]]:
-    """Matched segment proposals (§3.2) from the top-1 path ``s*(t)`` (1-D long tensor).
+def _check_msp(delta, l_max) -> None:
+    checks.nonnegative_int("delta", delta)
+    checks.positive_int("l_max", l_max)
 
-    A segment grows while ``|(s*(t) - s*(t-1)) - 1| <= delta`` and it has at most ``l_max`` frames; segments
-    shorter than 2 are dropped, then every uncovered query frame gets a singleton. Returns ``(t0, t1, s0, s1)``
-    (inclusive ends, ``s0 <= s1``).
+
+def segment_labels(top1: torch.Tensor, delta: int = 2, l_max: int = 5) -> torch.Tensor:
+    """Matched segment proposals (§3.2) as labels: ``seg (..., T_q)`` numbers the segment of each query frame along
+    the top-1 path ``s*(t)`` ``(..., T_q)``, counting from 0 in each row.
+
+    A segment grows while ``|(s*(t) - s*(t-1)) - 1| <= delta`` and it has at most ``l_max`` frames: frame t opens
+    a new segment where the step condition fails or where its position in the current run of good steps is a
+    multiple of ``l_max``. (The released code drops segments shorter than 2 and then gives every uncovered frame a
+    singleton; a dropped segment of one frame and its singleton are the same, so the labels cover both.) Tensor
+    ops only (cumsum / cummax): no Python loop over frames, no device synchronisation.
     """
-    path = [int(x) for x in top1.tolist()]
-    if not path:
-        raise ValueError("top1 must hold at least one query frame")
-    segs, start = [], 0
-    for t in range(1, len(path) + 1):
-        extend = t < len(path) and abs((path[t] - path[t - 1]) - 1) <= delta and (t - start) < l_max
-        if not extend:
-            if t - start >= 2:
-                seg = path[start:t]
-                segs.append((start, t - 1, min(seg), max(seg)))
-            start = t
-    covered = {t for (t0, t1, _, _) in segs for t in range(t0, t1 + 1)}
-    segs += [(t, t, path[t], path[t]) for t in range(len(path)) if t not in covered]
-    return sorted(segs)
+    checks.tensor("top1", top1, ndim=(1, 2), dtype_kind="int")
+    _check_msp(delta, l_max)
+    return _segment_labels(top1, delta, l_max)
+
+
+def _segment_labels(top1, delta, l_max):
+    t_q = top1.shape[-1]
+    t = torch.arange(t_q, device=top1.device).expand_as(top1)
+    step_ok = ((top1[..., 1:] - top1[..., :-1]) - 1).abs() <= delta
+    run_start = torch.cat([torch.ones_like(top1[..., :1], dtype=torch.bool), ~step_ok], -1)
+    pos = t - torch.where(run_start, t, torch.zeros_like(t)).cummax(-1).values
+    return torch.cumsum((pos % l_max == 0).long(), -1) - 1
+
+
+def matched_segments(top1: torch.Tensor, delta: int = 2, l_max: int = 5) -> list[tuple[int, int, int, int]]:
+    """The matched segments of one top-1 path ``s*(t)`` (1-D) as ``(t0, t1, s0, s1)`` tuples (inclusive ends,
+    ``s0 <= s1``), singletons included (§3.2); for display and inspection (:func:`segment_labels` is the op)."""
+    checks.tensor("top1", top1, ndim=1, dtype_kind="int")
+    seg = segment_labels(top1, delta, l_max).tolist()
+    path = top1.tolist()
+    out: dict[int, list[int]] = {}
+    for t, (g, s) in enumerate(zip(seg, path)):
+        t0, t1, s0, s1 = out.get(g, [t, t, s, s])
+        out[g] = [min(t0, t), max(t1, t), min(s0, s), max(s1, s)]
+    return [tuple(v) for v in out.values()]
 
 
 def candidate_sets(P: torch.Tensor, s_max: int, top_k: int = 4, delta: int = 2, l_max: int = 5,
                    use_msp: bool = True) -> torch.Tensor:
-    """Reference candidates ``S_t`` ``(B, T_q, s_max)`` (§3.3): the MSP-consistent anchor first, then the top-k of
-    ``P_frame[t]`` with ``k = max(top_k, s_max)`` (as in the released code, ``top_k`` is silent when smaller
-    than ``s_max``), skipping duplicates. Non-differentiable; loops over the (short) query axis only."""
-    if P.dim() != 3:
-        raise ValueError(f"P must be (B, T_q, T_r), got {tuple(P.shape)}")
+    """Reference candidates ``S_t`` ``(B, T_q, s_max)`` (§3.3): the MSP-consistent anchor first (the reference in the
+    span ``[s0, s1]`` of frame t's matched segment with the highest ``P_frame[t]``), then the top-k of ``P_frame[t]``
+    with ``k = max(top_k, s_max)`` (as in the released code, ``top_k`` is silent when smaller than ``s_max``),
+    skipping the anchor. Non-differentiable; batched tensor ops on ``P``'s device, no Python loop."""
+    checks.tensor("P", P, ndim=3, dtype_kind="float")
     t_r = P.shape[-1]
-    if not isinstance(s_max, int) or s_max < 1 or s_max > t_r:
+    if not isinstance(s_max, int) or isinstance(s_max, bool) or s_max < 1 or s_max > t_r:
         raise ValueError(f"s_max (top-K candidates) must be an int in [1, {t_r}] (the reference length), got {s_max!r}")
-    if not isinstance(top_k, int) or top_k < 1:
-        raise ValueError(f"top_k must be a positive int, got {top_k!r}")
+    checks.positive_int("top_k", top_k)
+    _check_msp(delta, l_max)
+    return _candidate_sets(P, s_max, top_k, delta, l_max, use_msp)
+
+
+def _candidate_sets(P, s_max, top_k, delta, l_max, use_msp):
+    t_r = P.shape[-1]
+    P = P.detach()
     k = min(max(top_k, s_max), t_r)
-    order = P.topk(k, dim=-1).indices.cpu()
-    Pc = P.detach().cpu()
-    out = torch.empty(P.shape[0], P.shape[1], s_max, dtype=torch.long)
-    for b in range(P.shape[0]):
-        segs = matched_segments(Pc[b].argmax(-1), delta, l_max) if use_msp else []
-        for t in range(P.shape[1]):
-            chosen = []
-            if use_msp:
-                pool = {s for (t0, t1, s0, s1) in segs if t0 <= t <= t1 for s in range(s0, s1 + 1)}
-                if pool:
-                    chosen.append(max(pool, key=lambda s: float(Pc[b, t, s])))
-            for s in order[b, t].tolist():
-                if len(chosen) == s_max:
-                    break
-                if s not in chosen:
-                    chosen.append(s)
-            out[b, t] = torch.tensor(chosen[:s_max])
-    return out.to(P.device)
+    order = P.topk(k, dim=-1).indices                                    # (B, T_q, k)
+    if not use_msp:
+        return order[..., :s_max]
+    top1 = P.argmax(-1)
+    seg = _segment_labels(top1, delta, l_max)
+    n_seg = P.shape[1]
+    big = torch.full((P.shape[0], n_seg), t_r, device=P.device, dtype=torch.long)
+    s0 = big.scatter_reduce(1, seg, top1, "amin", include_self=True).gather(1, seg)
+    s1 = torch.zeros_like(big).scatter_reduce(1, seg, top1, "amax", include_self=True).gather(1, seg)
+    s = torch.arange(t_r, device=P.device)
+    in_span = (s >= s0[..., None]) & (s <= s1[..., None])
+    anchor = P.masked_fill(~in_span, -math.inf).argmax(-1, keepdim=True)  # (B, T_q, 1)
+    rest = order.gather(-1, torch.argsort((order == anchor).to(torch.uint8), dim=-1, stable=True))
+    return torch.cat([anchor, rest[..., :s_max - 1]], -1)
 
 
 # ----------------------------------------------------------------------------------------------- §3.4 correspondence
@@ -200,21 +215,37 @@ def local_correlation(q: torch.Tensor, r: torch.Tensor, k: int = 5) -> torch.Ten
 
     Offsets are ordered row-major: index ``i * k + j`` is ``(dy, dx) = (i - r, j - r)``, ``r = k // 2``.
     """
-    if q.shape != r.shape or q.dim() != 4:
-        raise ValueError(f"q and r must be equal (M, D, h, w) maps, got {tuple(q.shape)} and {tuple(r.shape)}")
-    if not isinstance(k, int) or k < 1 or k % 2 == 0:
-        raise ValueError(f"k must be a positive odd int, got {k!r}")
+    checks.tensor("q", q, ndim=4, dtype_kind="float")
+    checks.tensor("r", r, shape=tuple(q.shape), dtype_kind="float")
+    _check_window(k)
+    return _local_correlation(q, r, k)
+
+
+def _local_correlation(q, r, k):
     h, w = q.shape[-2:]
     rp = F.pad(r, (k // 2,) * 4)
     # one channel-reduction per window offset (k^2 of them), cheaper than materialising the unfolded window
     return torch.stack([(q * rp[..., i:i + h, j:j + w]).sum(1) for i in range(k) for j in range(k)], 1)
 
 
+def _check_window(k) -> None:
+    if not isinstance(k, int) or isinstance(k, bool) or k < 1 or k % 2 == 0:
+        raise ValueError(f"k must be a positive odd int, got {k!r}")
+
+
 def window_offsets(k: int, device=None, dtype=torch.float32) -> torch.Tensor:
     """The ``(k*k, 2)`` offsets ``(dx, dy)`` of :func:`local_correlation`'s window, in tokens."""
+    _check_window(k)
+    if device is not None:
+        device = checks.device("device", device)
+    return _window_offsets(k, device, dtype)
+
+
+def _window_offsets(k, device, dtype):
     r = k // 2
-    dy, dx = torch.meshgrid(torch.arange(-r, r + 1), torch.arange(-r, r + 1), indexing="ij")
-    return torch.stack([dx.flatten(), dy.flatten()], -1).to(device=device, dtype=dtype)
+    dy, dx = torch.meshgrid(torch.arange(-r, r + 1, device=device), torch.arange(-r, r + 1, device=device),
+                            indexing="ij")
+    return torch.stack([dx.flatten(), dy.flatten()], -1).to(dtype)
 
 
 def soft_correspondence(q: torch.Tensor, r: torch.Tensor, k: int = 5, temperature: float | torch.Tensor = 1.0,
@@ -226,14 +257,42 @@ def soft_correspondence(q: torch.Tensor, r: torch.Tensor, k: int = 5, temperatur
     L2-normalised ones. Returns ``(warped (M, D', h, w), P_patch (M, k*k, h, w), flow (M, 2, h, w))``;
     flow channel 0 = x.
     """
-    P = torch.softmax(local_correlation(q, r, k) / temperature, dim=1)
-    off = window_offsets(k, q.device, q.dtype)
+    checks.tensor("q", q, ndim=4, dtype_kind="float")
+    checks.tensor("r", r, shape=tuple(q.shape), dtype_kind="float")
+    _check_window(k)
+    if isinstance(temperature, torch.Tensor):
+        checks.tensor("temperature", temperature.detach(), ndim=0)
+        if float(temperature.detach()) <= 0:
+            raise ValueError(f"temperature must be > 0; got {float(temperature.detach())!r}")
+    else:
+        checks.positive_number("temperature", temperature)
+    if values is not None:
+        checks.tensor("values", values, ndim=4, dtype_kind="float")
+        if values.shape[0] != r.shape[0] or values.shape[-2:] != r.shape[-2:]:
+            raise ValueError(f"values must be a (M, D', h, w) map with M, h, w of r {tuple(r.shape)}; "
+                             f"got {tuple(values.shape)}")
+    return _soft_correspondence(q, r, k, temperature, values)
+
+
+def _soft_correspondence(q, r, k, temperature, values):
+    P = torch.softmax(_local_correlation(q, r, k) / temperature, dim=1)
+    off = _window_offsets(k, q.device, q.dtype)
     flow = torch.einsum("mohw,oc->mchw", P, off)
     return warp(r if values is None else values, flow, padding="border"), P, flow
 
 
 def patch_confidence(P: torch.Tensor, c_peak: float = 1.0, c_ent: float = 1.0) -> torch.Tensor:
-    """``C_sp = c_p max_o P + c (1 - H(P) / log k^2)`` (§3.6), probabilities clamped at 1e-9 in the entropy."""
+    """``C_sp = c_p max_o P + c (1 - H(P) / log k^2)`` (§3.6), probabilities clamped at 1e-9 in the entropy;
+    ``P (M, k*k, h, w)`` is a distribution over the window offsets (dim 1)."""
+    checks.tensor("P", P, ndim=4, dtype_kind="float")
+    if bool((P < 0).any()):
+        raise ValueError("P must be non-negative (probabilities over the window offsets)")
+    checks.finite_number("c_peak", c_peak)
+    checks.finite_number("c_ent", c_ent)
+    return _patch_confidence(P, c_peak, c_ent)
+
+
+def _patch_confidence(P, c_peak=1.0, c_ent=1.0):
     kk = P.shape[1]
     ent = -(P * P.clamp_min(1e-9).log()).sum(1)
     norm = 1.0 - ent / math.log(kk) if kk > 1 else torch.ones_like(ent)
@@ -262,6 +321,10 @@ class ChangeHead(nn.Module):
 
     def __init__(self, dim: int, reduce: int = 32, fuse: int = 32, layers: int = 5, norm: bool = False):
         super().__init__()
+        for name, v in (("dim", dim), ("reduce", reduce), ("fuse", fuse), ("layers", layers)):
+            checks.positive_int(name, v)
+        if norm and fuse % 4:
+            raise ValueError(f"fuse must be a multiple of 4 with norm=True (GroupNorm); got {fuse}")
         self.proj_q = _stack_1x1(dim, reduce, layers)
         self.proj_r = _stack_1x1(dim, reduce, layers)
         self.fuse = nn.Sequential(nn.Conv2d(3 * reduce + 1, fuse, 3, padding=1), _norm(fuse, norm), nn.ReLU(),
@@ -279,6 +342,10 @@ class Decoder(nn.Module):
 
     def __init__(self, fuse: int = 32, width: int = 16, rgb: int = 8, norm: bool = False):
         super().__init__()
+        for name, v in (("fuse", fuse), ("width", width), ("rgb", rgb)):
+            checks.positive_int(name, v)
+        if norm and width % 4:
+            raise ValueError(f"width must be a multiple of 4 with norm=True (GroupNorm); got {width}")
         self.up1 = nn.Sequential(nn.Conv2d(fuse, 2 * width, 3, padding=1), _norm(2 * width, norm), nn.ReLU())
         self.rgb1 = nn.Sequential(nn.Conv2d(3, rgb, 3, padding=1), nn.ReLU())
         self.mix1 = nn.Sequential(nn.Conv2d(2 * width + rgb, 2 * width, 3, padding=1), _norm(2 * width, norm),
@@ -301,17 +368,19 @@ class Decoder(nn.Module):
 
 # ----------------------------------------------------------------------------------------------- the model
 
-CANDIDATE_MODES = ("learned", "same_index", "given")
+CANDIDATE_MODES = ("learned", "same_index", "reversed_index", "given")
 
 
 class VSCDNet(nn.Module):
-    """VSCDNet-mini. ``forward(query, reference, candidates=None) -> dict`` with ``logits (B, T_q, H, W)`` and the
-    intermediate quantities (``P_frame``, ``candidates``, ``weights``, ``C_sp``, ``flow``) for inspection.
+    """VSCDNet-mini. ``forward(query, reference, candidates=None, tokens=None) -> dict`` with ``logits (B, T_q, H,
+    W)`` and the intermediate quantities (``P_frame``, ``candidates``, ``weights``, ``C_sp``, ``flow``).
 
     ``candidate_mode``: ``"learned"`` (the method), ``"same_index"`` (the siamese image-CD baseline: reference
-    frame t for query frame t, no warping, no weighting) or ``"given"`` (candidates passed in, e.g. the
-    oracle of maximum true overlap). Ablations: ``s_max=1`` (top-1 only), ``use_cf``/``use_csp`` (plain mean
-    when both are off), ``use_at``, ``k=1`` (no warping).
+    frame t for query frame t, no warping, no weighting), ``"reversed_index"`` (the video AOD baseline for a
+    reversed trajectory: reference frame T-1-t, no warping) or ``"given"`` (candidates passed in, e.g. the oracle
+    of maximum true overlap). Ablations: ``s_max=1`` (top-1 only), ``use_cf``/``use_csp`` (plain mean when both
+    are off), ``use_at``, ``k=1`` (no warping). ``encoder`` (default: a fresh :class:`FrameEncoder`) is the
+    backbone; ``tokens=(tok_q, tok_r)`` passes its outputs precomputed (a frozen encoder is run once per video).
     """
 
     def __init__(self, dim: int = 64, width: int = 32, heads: int = 4, s_max: int = 3, top_k: int = 4, k: int = 5,
@@ -321,12 +390,16 @@ class VSCDNet(nn.Module):
                  head_layers: int = 5, dec_width: int = 16, candidate_mode: str = "learned",
                  encoder: nn.Module | None = None, head_normalized: bool = False, norm: bool = False):
         super().__init__()
-        if candidate_mode not in CANDIDATE_MODES:
-            raise ValueError(f"candidate_mode must be one of {CANDIDATE_MODES}, got {candidate_mode!r}")
-        if not isinstance(k, int) or k < 1 or k % 2 == 0:
-            raise ValueError(f"k must be a positive odd int, got {k!r}")
-        if tau_f <= 0:
-            raise ValueError(f"tau_f must be > 0, got {tau_f}")
+        checks.one_of("candidate_mode", candidate_mode, CANDIDATE_MODES)
+        _check_window(k)
+        for name, v in (("dim", dim), ("width", width), ("heads", heads), ("s_max", s_max), ("top_k", top_k),
+                        ("reduce", reduce), ("fuse", fuse), ("head_layers", head_layers), ("dec_width", dec_width)):
+            checks.positive_int(name, v)
+        checks.positive_number("tau_f", tau_f)
+        checks.positive_number("corr_temperature", corr_temperature)
+        _check_msp(delta, l_max)
+        if norm and any(c % 4 for c in (fuse, dec_width)):
+            raise ValueError(f"fuse and dec_width must be multiples of 4 with norm=True; got {fuse}, {dec_width}")
         self.cfg = dict(s_max=s_max, top_k=top_k, k=k, tau_f=tau_f, delta=delta, l_max=l_max, use_cf=use_cf,
                         use_csp=use_csp, use_msp=use_msp, normalize_tokens=normalize_tokens,
                         head_normalized=head_normalized)
@@ -345,54 +418,73 @@ class VSCDNet(nn.Module):
     def temperature(self) -> torch.Tensor:
         return (self.log_temp if self.log_temp is not None else self.log_temp_fixed).exp()
 
+    def trainable_parameters(self) -> list[nn.Parameter]:
+        """The parameters that get gradients (a frozen encoder's are left out)."""
+        return [p for p in self.parameters() if p.requires_grad]
+
     def frame_matching(self, tq: torch.Tensor, tr: torch.Tensor):
         """``P_frame (B, T_q, T_r)`` from the tokens (§3.1-3.2)."""
-        S = frame_similarity(frame_descriptors(tq, self.at), frame_descriptors(tr, self.at))
+        S = _frame_similarity(_frame_descriptors(tq, self.at), _frame_descriptors(tr, self.at))
         return torch.softmax(self.refine(S) / self.cfg["tau_f"], dim=-1)
 
-    def forward(self, query: torch.Tensor, reference: torch.Tensor, candidates: torch.Tensor | None = None) -> dict:
-        check_videos(query, reference)
+    def _candidates(self, b, tq, tr, P, candidates, device):
+        if self.candidate_mode == "learned":
+            c = self.cfg
+            return _candidate_sets(P, c["s_max"], c["top_k"], c["delta"], c["l_max"], c["use_msp"])
+        if self.candidate_mode in ("same_index", "reversed_index"):
+            if tq != tr:
+                raise ValueError(f"index pairing needs equal lengths, got query {tq} and reference {tr}")
+            idx = torch.arange(tq, device=device)
+            idx = idx if self.candidate_mode == "same_index" else tq - 1 - idx
+            return idx.view(1, tq, 1).expand(b, tq, 1)
+        if candidates is None:
+            raise ValueError("candidates must be a (B, T_q, S) index tensor in 'given' mode, got None")
+        checks.tensor("candidates", candidates, ndim=3, dtype_kind="int")
+        if candidates.shape[:2] != (b, tq):
+            raise ValueError(f"candidates must be a (B, T_q, S) = ({b}, {tq}, S) index tensor in 'given' mode, got "
+                             f"{tuple(candidates.shape)}")
+        if int(candidates.min()) < 0 or int(candidates.max()) >= tr:
+            raise ValueError(f"candidates must index the reference frames 0..{tr - 1}")
+        return candidates.to(device)
+
+    def forward(self, query: torch.Tensor, reference: torch.Tensor, candidates: torch.Tensor | None = None,
+                tokens: tuple[torch.Tensor, torch.Tensor] | None = None, validate: bool = True) -> dict:
+        """``validate=False`` skips the input checks (a training loop over data checked once)."""
+        if validate:
+            check_videos(query, reference)
         b, tq = query.shape[:2]
         tr = reference.shape[1]
         c = self.cfg
-        tok_q, (h, w) = self.encoder(query)
-        tok_r, _ = self.encoder(reference)
-        if self.candidate_mode == "learned":
-            if c["s_max"] > tr:
-                raise ValueError(f"s_max (top-K candidates) = {c['s_max']} exceeds the reference length {tr}")
-            P = self.frame_matching(tok_q, tok_r)
-            cand = candidate_sets(P, c["s_max"], c["top_k"], c["delta"], c["l_max"], c["use_msp"])
-        elif self.candidate_mode == "same_index":
-            if tq != tr:
-                raise ValueError(f"same_index pairing needs equal lengths, got query {tq} and reference {tr}")
-            P = None
-            cand = torch.arange(tq, device=query.device).view(1, tq, 1).expand(b, tq, 1)
+        if self.candidate_mode == "learned" and c["s_max"] > tr:
+            raise ValueError(f"s_max (top-K candidates) = {c['s_max']} exceeds the reference length {tr}")
+        if tokens is None:
+            tok_q, (h, w) = self.encoder(query)
+            tok_r, _ = self.encoder(reference)
         else:
-            if candidates is None or candidates.dim() != 3 or candidates.shape[:2] != (b, tq):
-                raise ValueError(f"candidates must be a (B, T_q, S) index tensor in 'given' mode, got "
-                                 f"{getattr(candidates, 'shape', None)}")
-            if int(candidates.min()) < 0 or int(candidates.max()) >= tr:
-                raise ValueError(f"candidates must index the reference frames 0..{tr - 1}")
-            P, cand = None, candidates.to(query.device)
+            tok_q, tok_r = tokens
+            h, w = _token_grid(tok_q, tok_r, query, reference, validate)
+        P = self.frame_matching(tok_q, tok_r) if self.candidate_mode == "learned" else None
+        cand = self._candidates(b, tq, tr, P, candidates, query.device)
         n_c = cand.shape[-1]
         d = tok_q.shape[-1]
         q_map = tok_q.transpose(2, 3).reshape(b, tq, d, h, w)
         r_map = tok_r.transpose(2, 3).reshape(b, tr, d, h, w)
+        # correlation on L2-normalised tokens (inferred, see the docs page), normalised once per frame; the change
+        # head sees the raw tokens as in §3.5 unless ``head_normalized`` (then both use the normalised ones)
+        nq, nr = (F.normalize(q_map, dim=2), F.normalize(r_map, dim=2)) if c["normalize_tokens"] else (q_map, r_map)
+        hq_map, hr_map = (nq, nr) if c["head_normalized"] else (q_map, r_map)
         bidx = torch.arange(b, device=query.device).view(b, 1, 1)
-        r_sel = r_map[bidx, cand]                                     # (B, T_q, S, D, h, w): batched over candidates
-        q_rep = q_map[:, :, None].expand_as(r_sel)
-        flat_q, flat_r = q_rep.reshape(-1, d, h, w), r_sel.reshape(-1, d, h, w)
-        # correlation on L2-normalised tokens (inferred, §10); the change head sees the raw tokens as in §3.5
-        # unless ``head_normalized`` (then both use the normalised ones)
-        cq, cr = (F.normalize(flat_q, dim=1), F.normalize(flat_r, dim=1)) if c["normalize_tokens"] else (flat_q, flat_r)
-        hq, hr = (cq, cr) if c["head_normalized"] else (flat_q, flat_r)
-        if self.candidate_mode == "same_index" or c["k"] == 1:
-            warped, Pp = hr, torch.ones(flat_r.shape[0], 1, h, w, device=query.device, dtype=flat_r.dtype)
-            flow = torch.zeros(flat_r.shape[0], 2, h, w, device=query.device, dtype=flat_r.dtype)
+        flat = (-1, d, h, w)                                          # batched over (query frame, candidate)
+        hq = hq_map[:, :, None].expand(b, tq, n_c, d, h, w).reshape(flat)
+        hr = hr_map[bidx, cand].reshape(flat)
+        if self.candidate_mode in ("same_index", "reversed_index") or c["k"] == 1:
+            warped, Pp = hr, torch.ones(hr.shape[0], 1, h, w, device=query.device, dtype=hr.dtype)
+            flow = torch.zeros(hr.shape[0], 2, h, w, device=query.device, dtype=hr.dtype)
         else:
-            warped, Pp, flow = soft_correspondence(cq, cr, c["k"], self.temperature, values=hr)
+            cq = nq[:, :, None].expand(b, tq, n_c, d, h, w).reshape(flat)
+            warped, Pp, flow = _soft_correspondence(cq, nr[bidx, cand].reshape(flat), c["k"], self.temperature, hr)
         feats = self.head(hq, warped).view(b, tq, n_c, -1, h, w)
-        csp = patch_confidence(Pp).view(b, tq, n_c, h, w)
+        csp = _patch_confidence(Pp).view(b, tq, n_c, h, w)
         wt = torch.ones_like(csp)
         if c["use_csp"] and self.candidate_mode == "learned":
             wt = wt * csp
@@ -404,12 +496,31 @@ class VSCDNet(nn.Module):
                 "flow": flow.view(b, tq, n_c, 2, h, w), "grid": (h, w)}
 
 
+def _token_grid(tok_q, tok_r, query, reference, validate: bool = True) -> tuple[int, int]:
+    """Check precomputed tokens ``(B, T, N, D)`` against the videos; the token grid ``(h, w)`` (stride from H/h)."""
+    if validate:
+        checks.tensor("tokens[0]", tok_q, ndim=4, dtype_kind="float")
+        checks.tensor("tokens[1]", tok_r, ndim=4, dtype_kind="float")
+    if tok_q.shape[:2] != query.shape[:2] or tok_r.shape[:2] != reference.shape[:2] \
+            or tok_q.shape[2:] != tok_r.shape[2:]:
+        raise ValueError(f"tokens must be (B, T, N, D) for the query {tuple(query.shape[:2])} and the reference "
+                         f"{tuple(reference.shape[:2])}; got {tuple(tok_q.shape)} and {tuple(tok_r.shape)}")
+    H, W = query.shape[-2:]
+    n = tok_q.shape[2]
+    stride = round(math.sqrt(H * W / n))
+    h, w = H // max(stride, 1), W // max(stride, 1)
+    if h * w != n:
+        raise ValueError(f"tokens hold {n} tokens per frame, which is no grid of the {H}x{W} frames")
+    return h, w
+
+
 # ----------------------------------------------------------------------------------------------- §3.8-3.9
 
 def bce_dice_loss(logits: torch.Tensor, target: torch.Tensor, eps: float = EPS) -> torch.Tensor:
     """``BCE-with-logits + soft Dice`` (§3.8); Dice per frame, ``(2 I + eps) / (sum P + sum G + eps)``."""
-    if logits.shape != target.shape:
-        raise ValueError(f"logits {tuple(logits.shape)} and target {tuple(target.shape)} must have the same shape")
+    checks.tensor("logits", logits, ndim=(2, 3, 4), dtype_kind="float")
+    checks.tensor("target", target, shape=tuple(logits.shape))
+    checks.positive_number("eps", eps)
     bce = F.binary_cross_entropy_with_logits(logits, target)
     p = torch.sigmoid(logits).flatten(-2)
     g = target.flatten(-2)
@@ -420,8 +531,9 @@ def bce_dice_loss(logits: torch.Tensor, target: torch.Tensor, eps: float = EPS) 
 def frame_scores(pred: torch.Tensor, target: torch.Tensor, eps: float = EPS) -> dict[str, torch.Tensor]:
     """Per-frame F1 ``(2TP + eps) / (2TP + FP + FN + eps)`` and IoU ``(TP + eps) / (|P u G| + eps)`` (§3.9);
     ``pred``/``target`` are binary ``(..., H, W)``. An empty prediction on an empty GT scores 1."""
-    if pred.shape != target.shape:
-        raise ValueError(f"pred {tuple(pred.shape)} and target {tuple(target.shape)} must have the same shape")
+    checks.tensor("pred", pred, ndim=(2, 3, 4, 5))
+    checks.tensor("target", target, shape=tuple(pred.shape))
+    checks.positive_number("eps", eps)
     p, g = pred.bool().flatten(-2), target.bool().flatten(-2)
     tp = (p & g).sum(-1).double()
     fp = (p & ~g).sum(-1).double()

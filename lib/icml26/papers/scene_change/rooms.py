@@ -1,16 +1,20 @@
-"""Procedural rooms, scene changes, unsynchronised camera paths and exact change masks (note §7, "Data").
+"""Procedural rooms, scene changes, unsynchronised camera paths and exact change masks (docs/papers/scene_change.md,
+section 2, "The data").
 
 Everything is rendered by the shared ray caster :func:`icml26.render.render`. A *room* is six inward-facing
 textured planes (about 6 x 4 x 2.5 m) plus floor-standing boxes (yaw-rotated) and spheres, each with its own
 object id and an object-attached material, so an unchanged object looks the same in every recording.
 
 A room has ``n_states`` recordings. State ``i+1`` is state ``i`` with 2-5 changes (objects removed, added,
-or moved by 0.3-1 m); recording ``i`` is a video of state ``i`` along its own Catmull-Rom camera path. Pairs
+or moved by 0.3-1 m); recording ``i`` is a video of state ``i`` along its own camera path: every recording of a
+room follows the room's survey route (:func:`room_route`) with jittered control points, over its own
+sub-interval, at its own non-uniform speed and in its own direction (:func:`camera_path`), so the videos are
+unsynchronised but survey the same space (*inferred*: the paper's robot re-records one indoor space). Pairs
 are consecutive, ``i -> i+1`` (reference = recording ``i``, query = recording ``i+1``), so the masks live on
 the query frames as in the benchmark (§3.10). Deviation: the cyclic pair ``last -> 0`` is left out, so that
 every pair has 2-5 changes.
 
-Mask convention (§7, inferred): a query pixel is changed when the object id seen from the query pose differs
+Mask convention (inferred): a query pixel is changed when the object id seen from the query pose differs
 between the two states and either id belongs to a changed object; this marks new objects, moved objects at
 their new place and the footprint where a removed (or moved-away) object would have been seen.
 Depth and poses are kept only for the mechanism metrics (C1, C2, C6) and the oracle baseline.
@@ -22,7 +26,8 @@ import math
 
 import torch
 
-from icml26.render import intrinsics, look_at, make_scene, render, visible_in
+from icml26 import checks
+from icml26.render import Scene, intrinsics, look_at, make_scene, render, visible_in
 
 ROOM = (3.0, 2.0, 2.5)  # half-length in x, half-width in y, height
 N_WALLS = 6
@@ -32,8 +37,15 @@ def _u(gen, lo, hi, *shape):
     return lo + (hi - lo) * torch.rand(*shape, generator=gen)
 
 
+def _check_gen(gen, name: str = "gen") -> torch.Generator:
+    if not isinstance(gen, torch.Generator):
+        raise TypeError(f"{name} must be a torch.Generator; got {type(gen).__name__}")
+    return gen
+
+
 def room_shell(gen: torch.Generator):
     """The six planes (floor, ceiling, four walls) with inward normals and random checker/stripe textures."""
+    _check_gen(gen)
     hx, hy, hz = ROOM
     centers = [[0, 0, 0], [0, 0, hz], [hx, 0, 0], [-hx, 0, 0], [0, hy, 0], [0, -hy, 0]]
     normals = [[0, 0, 1], [0, 0, -1], [-1, 0, 0], [1, 0, 0], [0, -1, 0], [0, 1, 0]]
@@ -60,8 +72,8 @@ def _objects(gen: torch.Generator, n: int, first_id: int):
 
 def make_room(gen: torch.Generator, n_objects: int):
     """A room: shell planes (ids 0..5) and ``n_objects`` objects (ids 6..)."""
-    if n_objects < 1:
-        raise ValueError(f"n_objects must be >= 1, got {n_objects}")
+    _check_gen(gen)
+    checks.positive_int("n_objects", n_objects)
     return room_shell(gen).cat(_objects(gen, n_objects, N_WALLS))
 
 
@@ -71,8 +83,14 @@ def change_scene(scene, gen: torch.Generator, n_changes: int, next_id: int):
     Returns ``(new_scene, changed_ids, next_id)``: ``changed_ids`` is a sorted list of every object id whose
     presence or placement differs between the two states.
     """
-    if n_changes < 1:
-        raise ValueError(f"n_changes must be >= 1, got {n_changes}")
+    if not isinstance(scene, Scene):
+        raise TypeError(f"scene must be a Scene; got {type(scene).__name__}")
+    _check_gen(gen)
+    checks.positive_int("n_changes", n_changes)
+    checks.nonnegative_int("next_id", next_id)
+    if scene.num_primitives and next_id <= int(scene.object_id.max()):
+        raise ValueError(f"next_id must exceed every object id of the scene (max {int(scene.object_id.max())}); "
+                         f"got {next_id}")
     ids = scene.object_id[scene.object_id >= N_WALLS].unique()
     kinds = ([0, 1, 2] + torch.randint(0, 3, (max(n_changes - 3, 0),), generator=gen).tolist())[:n_changes]
     if n_changes < 3:
@@ -103,8 +121,10 @@ def catmull_rom(points: torch.Tensor, s: torch.Tensor) -> torch.Tensor:
 
     The curve passes through every control point; end tangents use duplicated end points.
     """
-    if points.dim() != 2 or points.shape[0] < 2:
+    checks.tensor("points", points, ndim=2, shape=(None, 3), dtype_kind="float")
+    if points.shape[0] < 2:
         raise ValueError(f"points must be (M >= 2, 3), got {tuple(points.shape)}")
+    checks.tensor("s", s, ndim=1, dtype_kind="float")
     p = torch.cat([points[:1], points, points[-1:]])
     m = points.shape[0] - 1
     x = s.clamp(0, 1) * m
@@ -115,21 +135,55 @@ def catmull_rom(points: torch.Tensor, s: torch.Tensor) -> torch.Tensor:
                   + (-p0 + 3 * p1 - 3 * p2 + p3) * u ** 3)
 
 
-def camera_path(gen: torch.Generator, frames: int, n_waypoints: int = 5):
-    """Eyes and look-at targets ``(frames, 3)`` along a random spline, random speed, start and direction."""
+def room_route(gen: torch.Generator, n_waypoints: int = 5) -> tuple[torch.Tensor, torch.Tensor]:
+    """The room's survey route: ``n_waypoints`` eye control points ``(M, 3)`` (1.2-1.7 m high, 0.6 m from the walls)
+    and look-at control points ``(M, 3)`` (0.2-1.0 m high), joined by Catmull-Rom splines."""
+    _check_gen(gen)
+    if not isinstance(n_waypoints, int) or isinstance(n_waypoints, bool) or n_waypoints < 2:
+        raise ValueError(f"n_waypoints must be an int >= 2; got {n_waypoints!r}")
     hx, hy, _ = ROOM
-    eye_pts = torch.stack([_u(gen, -hx + 0.4, hx - 0.4, n_waypoints), _u(gen, -hy + 0.4, hy - 0.4, n_waypoints),
+    eye_pts = torch.stack([_u(gen, -hx + 0.6, hx - 0.6, n_waypoints), _u(gen, -hy + 0.6, hy - 0.6, n_waypoints),
                            _u(gen, 1.2, 1.7, n_waypoints)], -1)
     tgt_pts = torch.stack([_u(gen, -hx, hx, n_waypoints), _u(gen, -hy, hy, n_waypoints),
                            _u(gen, 0.2, 1.0, n_waypoints)], -1)
+    return eye_pts, tgt_pts
+
+
+def camera_path(gen: torch.Generator, frames: int, n_waypoints: int = 5, route=None,
+                jitter: tuple[float, float] = (0.3, 0.5)):
+    """Eyes and look-at targets ``(frames, 3)`` of one recording.
+
+    The recording follows ``route`` (a :func:`room_route`; a fresh one when ``None``) with its control points
+    jittered (eyes by up to ``jitter[0]`` m horizontally, targets by up to ``jitter[1]`` m), over a random
+    sub-interval (50-100% of the route, random start), at a random non-uniform speed (``u -> u^g``,
+    ``log g ~ U(-0.7, 0.7)``) and in a random direction: two recordings of one room survey the same space
+    along different, unsynchronised paths (*inferred* from the paper's robot setting, see the docs page).
+    """
+    _check_gen(gen)
+    checks.positive_int("frames", frames)
+    if len(jitter) != 2:
+        raise ValueError(f"jitter must be two numbers (eye, target) in metres; got {jitter!r}")
+    for v in jitter:
+        checks.nonnegative_number("jitter", v)
+    if route is not None:
+        if len(route) != 2:
+            raise ValueError("route must be the (eye points, target points) pair of room_route")
+        checks.tensor("route[0]", route[0], ndim=2, shape=(None, 3), dtype_kind="float")
+        checks.tensor("route[1]", route[1], shape=tuple(route[0].shape), dtype_kind="float")
+    hx, hy, _ = ROOM
+    eye_pts, tgt_pts = route if route is not None else room_route(gen, n_waypoints)
+    m = eye_pts.shape[0]
+    eye_pts = eye_pts + jitter[0] * (2 * torch.rand(m, 3, generator=gen) - 1) * torch.tensor([1.0, 1.0, 0.3])
+    tgt_pts = tgt_pts + jitter[1] * (2 * torch.rand(m, 3, generator=gen) - 1)
     span = float(_u(gen, 0.5, 1.0, 1))
     start = float(_u(gen, 0.0, 1.0 - span, 1))
-    s = start + span * torch.linspace(0, 1, frames)
+    u = torch.linspace(0, 1, frames) ** math.exp(float(_u(gen, -0.7, 0.7, 1)))
+    s = start + span * u
     if bool(torch.rand(1, generator=gen) < 0.5):
         s = s.flip(0)
     eye, target = catmull_rom(eye_pts, s), catmull_rom(tgt_pts, s)
     eye = torch.stack([eye[:, 0].clamp(-hx + 0.2, hx - 0.2), eye[:, 1].clamp(-hy + 0.2, hy - 0.2),
-                       eye[:, 2].clamp(1.2, 1.7)], -1)  # the note's camera height range (§7)
+                       eye[:, 2].clamp(1.2, 1.7)], -1)  # camera height 1.2-1.7 m
     flat = (target - eye)
     flat[:, 2] = flat[:, 2].clamp(max=-0.2)  # always look somewhat down, never straight up/down
     flat_xy = flat[:, :2].norm(dim=-1, keepdim=True).clamp_min(0.8)
@@ -145,20 +199,25 @@ def _render_video(scene, K, eye, target, size, exposure, supersample, device):
 
 def make_dataset(n_rooms: int, n_states: int, frames: int, size: int, *, n_objects=(10, 16), n_changes=(2, 5),
                  fov_deg: float = 80.0, supersample: int = 2, exposure_jitter: float = 0.15,
-                 generator: torch.Generator | None = None, device="cpu") -> dict:
+                 generator: torch.Generator | None = None, device="cpu", shared_route: bool = True) -> dict:
     """Render ``n_rooms`` rooms x ``n_states`` recordings and build the ``n_rooms * (n_states - 1)`` pairs.
 
     Returns a dict of tensors (pairs along dim 0): ``ref``/``qry`` ``(P, T, 3, H, W)`` images, ``mask``
     ``(P, T, H, W)`` float GT change masks on the query frames, ``overlap`` ``(P, T, T)`` geometric view overlap
-    ``omega(t, s)`` (fraction of query-frame pixels visible in reference frame s, §6 C1), ``qry_points``
+    ``omega(t, s)`` (fraction of query-frame pixels visible in reference frame s, claim C1), ``qry_points``
     ``(P, T, H, W, 3)`` and the reference cameras (for C6), and ``room`` ``(P,)`` (for splitting by room).
     """
-    for name, v in (("n_rooms", n_rooms), ("frames", frames), ("size", size)):
-        if not isinstance(v, int) or v < 1:
-            raise ValueError(f"{name} must be a positive int, got {v!r}")
+    for name, v in (("n_rooms", n_rooms), ("frames", frames), ("size", size), ("supersample", supersample)):
+        checks.positive_int(name, v)
     if not isinstance(n_states, int) or n_states < 2:
         raise ValueError(f"n_states must be an int >= 2, got {n_states!r}")
-    gen = generator if generator is not None else torch.Generator().manual_seed(0)
+    for name, pair in (("n_objects", n_objects), ("n_changes", n_changes)):
+        if len(pair) != 2 or not all(isinstance(v, int) and v >= 1 for v in pair) or pair[0] > pair[1]:
+            raise ValueError(f"{name} must be a (low, high) pair of positive ints with low <= high; got {pair!r}")
+    checks.in_range("fov_deg", fov_deg, 0.0, 180.0, low_open=True, high_open=True)
+    checks.in_range("exposure_jitter", exposure_jitter, 0.0, 1.0, high_open=True)
+    device = checks.device("device", device)
+    gen = _check_gen(generator, "generator") if generator is not None else torch.Generator().manual_seed(0)
     K = intrinsics(size, size, fov_deg)
     keys = ("ref", "qry", "mask", "overlap", "qry_points", "ref_R", "ref_t", "ref_depth", "room", "n_changed")
     out = {k: [] for k in keys}
@@ -172,8 +231,9 @@ def make_dataset(n_rooms: int, n_states: int, frames: int, size: int, *, n_objec
             states.append(new)
             changed.append(ch)
         videos = []
-        for st in states:
-            eye, target = camera_path(gen, frames)
+        route = room_route(gen)
+        for st in states:  # shared_route=False: each recording on a route of its own (the first testbed's paths)
+            eye, target = camera_path(gen, frames, route=route if shared_route else None)
             exposure = 1.0 + exposure_jitter * (2 * torch.rand(1, generator=gen).item() - 1)
             videos.append((eye, target, _render_video(st, K, eye, target, size, exposure, supersample, device)))
         for i in range(n_states - 1):
@@ -202,6 +262,18 @@ def visibility(points: torch.Tensor, K: torch.Tensor, ref_R: torch.Tensor, ref_t
                ref_depth: torch.Tensor, rel_tol: float = 0.03) -> torch.Tensor:
     """``vis[t, s, n]``: whether query point ``n`` of frame ``t`` (``points`` ``(T, N, 3)``) is seen by reference
     camera ``s`` (z-buffer test against ``ref_depth`` ``(S, H, W)``, via :func:`icml26.render.visible_in`)."""
+    if not isinstance(points, torch.Tensor) or points.dim() != 3 or points.shape[-1] != 3 or points.numel() == 0:
+        raise ValueError(f"points must be a non-empty (T, N, 3) tensor; got {getattr(points, 'shape', points)}")
+    checks.tensor("K", K, shape=(3, 3))
+    checks.tensor("ref_R", ref_R, ndim=3, shape=(None, 3, 3))
+    checks.tensor("ref_t", ref_t, shape=(ref_R.shape[0], 3))
+    checks.tensor("ref_depth", ref_depth, ndim=3, finite=False)
+    if bool(torch.isnan(ref_depth).any()):
+        raise ValueError("ref_depth must not hold NaN (inf marks a pixel with no surface)")
+    checks.nonnegative_number("rel_tol", rel_tol)
+    if ref_R.shape[0] != ref_depth.shape[0]:
+        raise ValueError(f"ref_depth must hold one map per reference camera ({ref_R.shape[0]}); got "
+                         f"{ref_depth.shape[0]}")
     T, S = points.shape[0], ref_R.shape[0]
     pts = points.reshape(T, 1, -1, 3).expand(T, S, -1, 3).reshape(T * S, -1, 3)
     Rs = ref_R.repeat(T, 1, 1)
@@ -212,8 +284,8 @@ def visibility(points: torch.Tensor, K: torch.Tensor, ref_R: torch.Tensor, ref_t
 
 def view_overlap(points: torch.Tensor, K, ref_R, ref_t, ref_depth, rel_tol: float = 0.03) -> torch.Tensor:
     """Geometric view overlap ``omega(t, s)`` ``(T, S)``: the fraction of query pixels of frame ``t`` (world points
-    ``(T, H, W, 3)``) that project inside reference frame ``s`` and pass its depth test (§6 C1)."""
-    if points.dim() != 4 or points.shape[-1] != 3:
-        raise ValueError(f"points must be (T, H, W, 3), got {tuple(points.shape)}")
+    ``(T, H, W, 3)``) that project inside reference frame ``s`` and pass its depth test (claim C1)."""
+    if not isinstance(points, torch.Tensor) or points.dim() != 4 or points.shape[-1] != 3:
+        raise ValueError(f"points must be (T, H, W, 3), got {getattr(points, 'shape', points)}")
     vis = visibility(points.flatten(1, 2), K, ref_R, ref_t, ref_depth, rel_tol)
     return vis.float().mean(-1)
