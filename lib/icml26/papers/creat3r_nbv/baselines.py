@@ -1,4 +1,5 @@
-"""Baseline next-best-view selectors (note §4, §7), all behind the same ``select(store, gen) -> index`` interface.
+"""Baseline next-best-view selectors (paper §4, as described by the reviews), all behind the same
+``select(store, gen) -> index`` interface.
 
 * :class:`RandomSelector`: a uniformly random unselected candidate.
 * :class:`FarthestViewSelector`: maximises the smallest angle (camera centres about the scene centre) to the
@@ -19,10 +20,14 @@ from __future__ import annotations
 
 import torch
 
-from icml26.papers.creat3r_nbv.gs_fit import PARAMS, fit_gaussians, init_gaussians, render_gaussians
+from icml26 import checks
+from icml26.papers.creat3r_nbv.gs_fit import PARAMS, FitConfig, fit_gaussians, init_gaussians, render_gaussians
+from icml26.papers.creat3r_nbv.matching import NCCMatcher
 from icml26.papers.creat3r_nbv.method import (
     Creat3rConfig,
-    OracleNoisyMatcher,
+    _cfg,
+    _matcher,
+    available_mask,
     build_point_cloud,
     point_confidence,
     point_zbuffer,
@@ -31,19 +36,11 @@ from icml26.papers.creat3r_nbv.scenes import SCENE_CENTRE, ViewStore
 from icml26.render import visible_in
 
 
-def _available(store: ViewStore, device) -> torch.Tensor:
-    mask = torch.ones(len(store), dtype=torch.bool, device=device)
-    mask[store.selected] = False
-    if not bool(mask.any()):
-        raise ValueError("store has no unselected candidate left")
-    return mask
-
-
 class RandomSelector:
     name = "random"
 
     def select(self, store: ViewStore, gen: torch.Generator) -> int:
-        idx = _available(store, gen.device).nonzero().squeeze(-1)
+        idx = available_mask(store).nonzero().squeeze(-1)
         return int(idx[torch.randint(idx.numel(), (1,), generator=gen, device=gen.device)])
 
 
@@ -51,11 +48,11 @@ class FarthestViewSelector:
     name = "farthest"
 
     def select(self, store: ViewStore, gen: torch.Generator) -> int:
+        avail = available_mask(store)
         c = store.cams.centers - torch.tensor(SCENE_CENTRE, device=store.cams.rot.device)
         d = torch.nn.functional.normalize(c, dim=-1)
         cos = d @ d[store.selected].T                                           # (C, S)
         min_angle = torch.arccos(cos.clamp(-1, 1)).amin(1)
-        avail = _available(store, d.device)
         return int(torch.where(avail, min_angle, torch.full_like(min_angle, -1.0)).argmax())
 
 
@@ -64,14 +61,14 @@ class CoverageHeuristicSelector:
 
     name = "coverage"
 
-    def __init__(self, cfg: Creat3rConfig | None = None, matcher: OracleNoisyMatcher | None = None):
-        self.cfg = cfg or Creat3rConfig()
-        self.matcher = matcher or OracleNoisyMatcher()
+    def __init__(self, cfg: Creat3rConfig | None = None, matcher=None):
+        self.cfg = _cfg(cfg) if cfg is not None else Creat3rConfig()
+        self.matcher = _matcher(matcher) if matcher is not None else NCCMatcher()
 
     def select(self, store: ViewStore, gen: torch.Generator) -> int:
+        avail = available_mask(store)
         cloud = build_point_cloud(store, store.selected, self.matcher, self.cfg, gen)
         pts = cloud["points"]
-        avail = _available(store, store.cams.rot.device)
         if pts.shape[0] == 0:
             return FarthestViewSelector().select(store, gen)
         conf = point_confidence(pts, store, store.selected, self.cfg)
@@ -89,25 +86,28 @@ class CoverageHeuristicSelector:
 class _FittedSelector:
     """Shared part of the 3DGS-coupled baselines: fit 3DGS on the selected views every round."""
 
-    def __init__(self, fit_iters: int = 150, max_gaussians: int = 600, cfg: Creat3rConfig | None = None,
-                 matcher: OracleNoisyMatcher | None = None):
-        if not isinstance(fit_iters, int) or fit_iters < 0:
-            raise ValueError(f"fit_iters must be a non-negative int, got {fit_iters!r}")
-        self.fit_iters, self.max_gaussians = fit_iters, max_gaussians
-        self.cfg = cfg or Creat3rConfig()
-        self.matcher = matcher or OracleNoisyMatcher()
+    def __init__(self, fit: FitConfig | None = None, cfg: Creat3rConfig | None = None, matcher=None):
+        if fit is not None and not isinstance(fit, FitConfig):
+            raise TypeError(f"fit must be a FitConfig; got {type(fit).__name__}")
+        self.fit_cfg = fit or FitConfig()
+        self.cfg = _cfg(cfg) if cfg is not None else Creat3rConfig()
+        self.matcher = _matcher(matcher) if matcher is not None else NCCMatcher()
 
     def fit(self, store: ViewStore, gen: torch.Generator) -> dict:
         cloud = build_point_cloud(store, store.selected, self.matcher, self.cfg, gen)
         conf = point_confidence(cloud["points"], store, store.selected, self.cfg)
-        g = init_gaussians(cloud["points"], conf["colors"], self.max_gaussians, gen)
+        g = init_gaussians(cloud["points"], conf["colors"], self.fit_cfg.init_gaussians, gen)
         images = torch.stack([store.image(v) for v in store.selected])
-        return fit_gaussians(g, images, store.cams[store.selected], self.fit_iters, gen)
+        return fit_gaussians(g, images, store.cams[store.selected], self.fit_cfg, gen)["gaussians"]
 
 
 def fisher_diagonal(g: dict, cams, gen: torch.Generator, probes: int = 2) -> torch.Tensor:
     """Hutchinson estimate of ``diag(J^T J)`` per camera ``(B, D)``: ``E_v[(J^T v)^2]`` with Rademacher ``v``
     over the rendered pixels, ``J`` the Jacobian of the camera's colour w.r.t. all Gaussian parameters."""
+    probes = checks.positive_int("probes", probes)
+    if not isinstance(gen, torch.Generator):
+        raise TypeError(f"gen must be a torch.Generator; got {type(gen).__name__}")
+    render_gaussians(g, cams[:1])                                       # validates g and cams
     params = {k: v.detach().clone().requires_grad_(True) for k, v in g.items()}
     rows = []
     for b in range(len(cams)):
@@ -123,17 +123,18 @@ def fisher_diagonal(g: dict, cams, gen: torch.Generator, probes: int = 2) -> tor
 
 
 class FisherDiagSelector(_FittedSelector):
-    """FisherRF-style expected information gain under a diagonal Laplace approximation (note §4)."""
+    """FisherRF-style expected information gain under a diagonal Laplace approximation (paper §4)."""
 
     name = "fisher"
 
     def __init__(self, *args, probes: int = 2, lam_reg: float = 1e-2, **kw):
         super().__init__(*args, **kw)
-        self.probes, self.lam_reg = probes, lam_reg
+        self.probes = checks.positive_int("probes", probes)
+        self.lam_reg = checks.positive_number("lam_reg", lam_reg)
 
     def select(self, store: ViewStore, gen: torch.Generator) -> int:
+        avail = available_mask(store)
         g = self.fit(store, gen)
-        avail = _available(store, store.cams.rot.device)
         cand = avail.nonzero().squeeze(-1)
         h_s = fisher_diagonal(g, store.cams[store.selected], gen, self.probes).sum(0)
         h_c = fisher_diagonal(g, store.cams[cand], gen, self.probes)
@@ -148,9 +149,8 @@ class OpacityUncertaintySelector(_FittedSelector):
     name = "opacity"
 
     def select(self, store: ViewStore, gen: torch.Generator) -> int:
+        avail = available_mask(store)
         g = self.fit(store, gen)
-        avail = _available(store, store.cams.rot.device)
         with torch.no_grad():
             alpha = render_gaussians(g, store.cams, camera_chunk=8)["alpha"].flatten(1).mean(1)
         return int(torch.where(avail, alpha, torch.full_like(alpha, float("inf"))).argmin())
-
