@@ -1,4 +1,4 @@
-"""Reset detection by a speed threshold and latent jump / velocity-jump statistics (paper §3.4, note §3.4).
+"""Reset detection by a speed threshold and latent jump / velocity-jump statistics (paper §4).
 
 The paper detects the set 𝓘 of consecutive samples that straddle a reset by thresholding the empirical
 Lipschitz constant ‖x_{k+1} − x_k‖ / Δt; no mode labels are used. The threshold rule is inferred:
@@ -9,34 +9,39 @@ from __future__ import annotations
 
 import torch
 
+from icml26 import checks
+
 
 def _check_traj(x, name="x"):
-    if not isinstance(x, torch.Tensor) or x.ndim != 3 or not x.is_floating_point() or x.shape[1] < 2:
-        raise ValueError(f"{name} must be a floating tensor of shape (B, T>=2, d); got {getattr(x, 'shape', type(x))}")
-    if not torch.isfinite(x).all():
-        raise ValueError(f"{name} must be finite")
+    checks.tensor(name, x, ndim=3, dtype_kind="float")
+    if x.shape[1] < 2:
+        raise ValueError(f"{name} must have shape (B, T>=2, d); got {tuple(x.shape)}")
+
+
+def _check_mask(name, mask, shape):
+    checks.tensor(name, mask, dtype_kind="bool")
+    if tuple(mask.shape) != tuple(shape):
+        raise ValueError(f"{name} must have shape {tuple(shape)}; got {tuple(mask.shape)}")
 
 
 def step_speed(x: torch.Tensor, dt: float) -> torch.Tensor:
     """Finite-difference speeds ‖x_{k+1} − x_k‖ / Δt, shape (B, T-1)."""
     _check_traj(x)
-    if not dt > 0:
-        raise ValueError(f"dt must be positive; got {dt!r}")
+    dt = checks.positive_number("dt", dt)
     return (x[:, 1:] - x[:, :-1]).norm(dim=-1) / dt
 
 
 def detect_jumps(x: torch.Tensor, dt: float, factor: float = 5.0) -> torch.Tensor:
     """Mask (B, T-1) of detected resets: speed > ``factor`` × median speed (the paper's 𝓘; factor inferred)."""
-    if not factor > 0:
-        raise ValueError(f"factor must be positive; got {factor!r}")
+    factor = checks.positive_number("factor", factor)
     speed = step_speed(x, dt)
     return speed > factor * speed.median()
 
 
 def precision_recall(detected: torch.Tensor, truth: torch.Tensor) -> tuple[float, float]:
     """Precision and recall of a detected reset mask against the simulator's (evaluation only)."""
-    if detected.shape != truth.shape:
-        raise ValueError(f"detected and truth must have the same shape; got {detected.shape} and {truth.shape}")
+    checks.tensor("detected", detected, dtype_kind="bool")
+    _check_mask("truth", truth, detected.shape)
     tp = (detected & truth).sum().item()
     return tp / max(detected.sum().item(), 1), tp / max(truth.sum().item(), 1)
 
@@ -44,8 +49,7 @@ def precision_recall(detected: torch.Tensor, truth: torch.Tensor) -> tuple[float
 def jump_ratio(z: torch.Tensor, resets: torch.Tensor) -> float:
     """max over resets ‖z_{k+1} − z_k‖ / median over non-reset steps (claims 1–2); ≈1 means no jump."""
     _check_traj(z, "z")
-    if resets.shape != z.shape[:1] + (z.shape[1] - 1,):
-        raise ValueError(f"resets must have shape (B, T-1) = {tuple(z.shape[:1]) + (z.shape[1] - 1,)}")
+    _check_mask("resets", resets, (z.shape[0], z.shape[1] - 1))
     if not resets.any() or resets.all():
         raise ValueError("resets must mark some but not all steps")
     step = (z[:, 1:] - z[:, :-1]).norm(dim=-1)
@@ -61,6 +65,8 @@ def velocity_jump(z: torch.Tensor, resets: torch.Tensor, dt: float) -> dict:
     difference ``excess`` (≈ 0 for a C¹ latent curve, large for a velocity corner).
     """
     _check_traj(z, "z")
+    _check_mask("resets", resets, (z.shape[0], z.shape[1] - 1))
+    dt = checks.positive_number("dt", dt)
     d = (z[:, 1:] - z[:, :-1]) / dt  # (B, T-1, m)
     vm, vp = d[:, :-2], d[:, 2:]      # stencil centred on step k = 1..T-3
     rel = (vp - vm).norm(dim=-1) / (0.5 * (vm.norm(dim=-1) + vp.norm(dim=-1)) + 1e-12)
