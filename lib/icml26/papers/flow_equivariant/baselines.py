@@ -1,10 +1,10 @@
-"""Baselines of note §4/§7 on the same rollout interface as FloWM.
+"""The baselines and references (docs page, "Baselines") on the same rollout interface as FloWM.
 
 * :class:`ActionConcatWM`: the FloWM map and convs with no rolls; (dy, dx) appended as constant channels to
-  the input and hidden convs (ablation "ActionConcat", §3.4).
+  the input and hidden convs (the official code's ActionConcat ablation).
 * :class:`ConvGRUWM`: a ConvGRU world model at window resolution with action channels (the recurrent baseline).
 * :class:`SlidingWindowWM`: a CNN over the last K frames and their actions, a deterministic stand-in for
-  DFoT's bounded context (NOT a diffusion model; §10 "honest toy").
+  DFoT's bounded context (NOT a diffusion model).
 * :class:`CopyLast` and :class:`AllBlack`: trivial references.
 """
 
@@ -13,8 +13,13 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from icml26.papers.flow_equivariant.method import _check_sizes, conv_decoder
+from icml26 import checks
+from icml26.papers.flow_equivariant.method import check_sizes, conv_decoder
 from icml26.papers.flow_equivariant.recurrent import ConvGRUCell, RolloutModel
+
+
+def _check_scale(action_scale) -> float:
+    return checks.positive_number("action_scale", action_scale)
 
 
 def _action_maps(action: torch.Tensor, like: torch.Tensor, scale: float) -> torch.Tensor:
@@ -24,12 +29,13 @@ def _action_maps(action: torch.Tensor, like: torch.Tensor, scale: float) -> torc
 
 
 class ActionConcatWM(RolloutModel):
-    """FloWM without any shift: actions enter as two constant channels (note §3.4 "ActionConcat")."""
+    """FloWM without any shift: actions enter as two constant channels (the official ActionConcat cell)."""
 
     def __init__(self, world: int, window: int, channels: int = 8, dec_layers: int = 1, action_scale: float = 1.0):
         super().__init__()
-        _check_sizes(world, window, channels, 0, dec_layers)
-        self.world, self.window, self.channels, self.action_scale = world, window, channels, float(action_scale)
+        check_sizes(world, window, channels, 0, dec_layers)
+        self.world, self.window, self.channels = world, window, channels
+        self.action_scale = _check_scale(action_scale)
         self.enc = nn.Conv2d(3, channels, 3, padding=1, padding_mode="circular", bias=False)
         self.rec = nn.Conv2d(channels + 2, channels, 3, padding=1, padding_mode="circular", bias=False)
         self.dec = conv_decoder(channels, dec_layers)
@@ -54,8 +60,8 @@ class ConvGRUWM(RolloutModel):
 
     def __init__(self, window: int, channels: int = 8, dec_layers: int = 1, action_scale: float = 1.0):
         super().__init__()
-        _check_sizes(window, window, channels, 0, dec_layers)
-        self.window, self.channels, self.action_scale = window, channels, float(action_scale)
+        check_sizes(checks.positive_int("window", window), window, channels, 0, dec_layers)
+        self.window, self.channels, self.action_scale = window, channels, _check_scale(action_scale)
         self.cell = ConvGRUCell(3, channels, 3, padding_mode="zeros")
         self.dec = conv_decoder(channels, dec_layers, padding_mode="zeros")
 
@@ -76,10 +82,10 @@ class SlidingWindowWM(RolloutModel):
 
     def __init__(self, window: int, channels: int = 8, k: int = 4, action_scale: float = 1.0, layers: int = 3):
         super().__init__()
-        _check_sizes(window, window, channels, 0, 0)
-        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-            raise ValueError(f"k must be an int >= 1; got {k!r}")
-        self.window, self.k, self.action_scale = window, k, float(action_scale)
+        check_sizes(checks.positive_int("window", window), window, channels, 0, 0)
+        self.k = checks.positive_int("k", k)
+        checks.positive_int("layers", layers)
+        self.window, self.action_scale = window, _check_scale(action_scale)
         width = 2 * channels
         mods, c_in = [], 3 * k
         for _ in range(max(layers - 1, 1)):
@@ -114,7 +120,7 @@ class CopyLast(RolloutModel):
 
 
 class AllBlack(RolloutModel):
-    """Predicts zeros: the error level at which a prediction is useless (note §4)."""
+    """Predicts zeros: the error level at which a prediction is useless (the paper's "all black" reference)."""
 
     def init_state(self, frames):
         return frames[:, -1]
@@ -128,4 +134,6 @@ class AllBlack(RolloutModel):
 
 def n_params(model: nn.Module) -> int:
     """Number of trainable parameters."""
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"model must be a torch.nn.Module; got {type(model).__name__}")
     return sum(p.numel() for p in model.parameters() if p.requires_grad)

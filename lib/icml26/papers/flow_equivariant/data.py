@@ -1,4 +1,4 @@
-"""DigitsWorld: a toroidal world of moving digit sprites seen through a moving window (note §3.5, §7).
+"""DigitsWorld: a toroidal world of moving digit sprites seen through a moving window (an offline MNIST World).
 
 Offline stand-in for the official MNIST World: sprites are scikit-learn's bundled 8x8 digits (scaled to [0, 1],
 optionally upsampled x2 with ``np.kron``), split by index so that test worlds use unseen digits. Rendering follows
@@ -14,6 +14,7 @@ from functools import lru_cache
 import numpy as np
 import torch
 
+from icml26 import checks
 from icml26.papers.flow_equivariant.shifts import torus_shift, window_crop
 
 TRAIN_SPRITES = slice(0, 1400)
@@ -32,10 +33,8 @@ def _digits(upsample: int) -> np.ndarray:
 
 def sprites(split: str = "train", upsample: int = 1) -> torch.Tensor:
     """Digit sprites (N, s, s) in [0, 1]: ``split`` "train" (indices 0-1399) or "test" (1400-1796)."""
-    if split not in ("train", "test"):
-        raise ValueError(f"split must be 'train' or 'test'; got {split!r}")
-    if upsample not in (1, 2):
-        raise ValueError(f"upsample must be 1 or 2; got {upsample!r}")
+    checks.one_of("split", split, ("train", "test"))
+    checks.one_of("upsample", upsample, (1, 2))
     return torch.from_numpy(_digits(upsample)[TRAIN_SPRITES if split == "train" else TEST_SPRITES].copy())
 
 
@@ -44,10 +43,13 @@ def render(sprite_imgs: torch.Tensor, positions: torch.Tensor, world: int) -> to
 
     ``positions`` may carry a leading time axis: (T, B, D, 2) gives worlds (T, B, W, W).
     """
-    if sprite_imgs.dim() != 4 or sprite_imgs.shape[-1] != sprite_imgs.shape[-2]:
-        raise ValueError(f"sprite_imgs must be (B, D, s, s); got {tuple(sprite_imgs.shape)}")
-    if positions.shape[-3:] != sprite_imgs.shape[:2] + (2,):
+    checks.tensor("sprite_imgs", sprite_imgs, ndim=4)
+    if sprite_imgs.shape[-1] != sprite_imgs.shape[-2]:
+        raise ValueError(f"sprite_imgs must be (B, D, s, s) with square sprites; got {tuple(sprite_imgs.shape)}")
+    checks.tensor("positions", positions, dtype_kind="int")
+    if positions.dim() < 3 or positions.shape[-3:] != sprite_imgs.shape[:2] + (2,):
         raise ValueError(f"positions must end in {tuple(sprite_imgs.shape[:2]) + (2,)}; got {tuple(positions.shape)}")
+    checks.positive_int("world", world)
     s = sprite_imgs.shape[-1]
     if s > world:
         raise ValueError(f"world ({world}) must be at least the sprite size ({s})")
@@ -75,9 +77,15 @@ def _box_sums(mask: torch.Tensor, window: int) -> torch.Tensor:
 def camera_path(batch: int, world: int, window: int, step: int, t_context: int, t_target: int,
                 coverage: bool = True, generator: torch.Generator | None = None, device="cpu") -> torch.Tensor:
     """Integer camera centres (B, T, 2). Context: greedy walk to unseen cells (ties broken at random) until the
-    world is covered, then random; target: uniform random walk with steps in [-step, step]^2 (note §3.5)."""
-    if step < 0 or window > world:
-        raise ValueError(f"step must be >= 0 and window <= world; got step={step}, window={window}, world={world}")
+    world is covered, then random; target: uniform random walk with steps in [-step, step]^2 (the official
+    generator's camera)."""
+    for name, v in (("batch", batch), ("world", world), ("window", window), ("t_context", t_context)):
+        checks.positive_int(name, v)
+    checks.nonnegative_int("step", step)
+    checks.nonnegative_int("t_target", t_target)
+    device = checks.device("device", device)
+    if window > world:
+        raise ValueError(f"window ({window}) must not exceed world ({world})")
     cams = torch.randint(0, world, (batch, 2), generator=generator, device=device)
     seen = torch.zeros(batch, world, world, device=device)
     path = []
@@ -115,10 +123,12 @@ def make_batch(batch: int, world: int, window: int, n_digits: int, step: int, t_
     when ``keep_world``). Digit velocities are drawn from {-speed, 0, speed}^2 minus the zero vector when
     ``dynamic`` (every digit moves), else zero.
     """
-    for name, v, lo in (("batch", batch, 1), ("world", world, 2), ("window", window, 1), ("n_digits", n_digits, 1),
-                        ("t_in", t_in, 1), ("t_out", t_out, 1), ("step", step, 0), ("digit_speed", digit_speed, 0)):
-        if isinstance(v, bool) or not isinstance(v, int) or v < lo:
-            raise ValueError(f"{name} must be an int >= {lo}; got {v!r}")
+    for name, v in (("batch", batch), ("world", world), ("window", window), ("n_digits", n_digits), ("t_in", t_in),
+                    ("t_out", t_out)):
+        checks.positive_int(name, v)
+    checks.nonnegative_int("step", step)
+    checks.nonnegative_int("digit_speed", digit_speed)
+    device = checks.device("device", device)
     if window > world:
         raise ValueError(f"window ({window}) must not exceed world ({world})")
     spr = sprites(split, upsample).to(device)
@@ -143,5 +153,27 @@ def make_batch(batch: int, world: int, window: int, n_digits: int, step: int, t_
     out = {"frames_in": frames[:, :t_in], "actions_in": acts[:, :t_in], "targets": frames[:, t_in:],
            "actions_out": acts[:, t_in:], "velocities": vel}
     if keep_world:
-        out["world"], out["cams"] = worlds, cams
+        out.update(world=worlds, cams=cams, positions=((pos0 + t * vel) % world).permute(1, 0, 2, 3), sprites=imgs)
     return out
+
+
+def make_pool(n: int, chunk: int = 256, **kwargs) -> dict:
+    """``n`` DigitsWorld sequences generated once (in chunks of ``chunk``), to draw training batches from.
+
+    ``kwargs`` are :func:`make_batch`'s (without ``batch``); one generator makes the whole pool, so it is the
+    same for every model trained on it.
+    """
+    n, chunk = checks.positive_int("n", n), checks.positive_int("chunk", chunk)
+    parts = [make_batch(min(chunk, n - i), **kwargs) for i in range(0, n, chunk)]
+    return {k: torch.cat([p[k] for p in parts]) for k in parts[0]}
+
+
+def take(pool: dict, index: torch.Tensor) -> dict:
+    """The sequences ``index`` (a 1-d integer tensor) of a pool made by :func:`make_pool` or :func:`make_batch`."""
+    if not isinstance(pool, dict) or "frames_in" not in pool:
+        raise ValueError("pool must be a dict made by make_pool or make_batch")
+    n = pool["frames_in"].shape[0]
+    checks.tensor("index", index, ndim=1, dtype_kind="int")
+    if int(index.min()) < 0 or int(index.max()) >= n:
+        raise ValueError(f"index must lie in [0, {n - 1}]; got [{int(index.min())}, {int(index.max())}]")
+    return {k: v[index] for k, v in pool.items()}

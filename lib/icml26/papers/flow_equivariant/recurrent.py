@@ -1,11 +1,12 @@
-"""Convolutional recurrent cells and a generic autoregressive rollout trainer (note §9: shared blocks).
+"""Convolutional recurrent cells and a generic autoregressive rollout trainer (generic blocks; docs page).
 
 Generic pieces, independent of FloWM:
 
-* :class:`ConvRNNCell` ``h' = act(conv_x(x) + conv_h(h))`` and :class:`ConvGRUCell` (gated), both with a
-  configurable padding mode (``"circular"`` for tori, ``"zeros"`` for bounded images);
+* :class:`ConvGRUCell`, a gated convolutional recurrent cell with a configurable padding mode (``"circular"``
+  for tori, ``"zeros"`` for bounded images);
 * :class:`RolloutModel`: the interface every world model here follows (``init_state``, ``step``, ``decode``);
-* :func:`rollout`: context phase then autoregressive prediction (note §3.3), with a teacher-forcing ratio;
+* :func:`rollout`: context phase then autoregressive prediction (paper §3, official ordering), with a
+  teacher-forcing ratio;
 * :func:`train_rollout` (Adam + MSE, optional periodic evaluation) and :func:`per_step_mse`.
 """
 
@@ -16,31 +17,18 @@ import time
 import torch
 from torch import nn
 
+from icml26 import checks, progress
 
-def _check_int(name, value, lo=1):
-    if isinstance(value, bool) or not isinstance(value, int) or value < lo:
-        raise ValueError(f"{name} must be an int >= {lo}; got {value!r}")
+PADDING_MODES = ("circular", "zeros", "reflect", "replicate")
 
 
-class ConvRNNCell(nn.Module):
-    """``h' = act(conv_x(x) + conv_h(h))`` with ``k x k`` convolutions (no bias by default)."""
-
-    def __init__(self, in_channels: int, hidden: int, kernel: int = 3, padding_mode: str = "circular",
-                 bias: bool = False, activation=torch.relu):
-        super().__init__()
-        _check_int("in_channels", in_channels)
-        _check_int("hidden", hidden)
-        if kernel % 2 != 1:
-            raise ValueError(f"kernel must be an odd int; got {kernel!r}")
-        if padding_mode not in ("circular", "zeros", "reflect", "replicate"):
-            raise ValueError(f"padding_mode must be circular|zeros|reflect|replicate; got {padding_mode!r}")
-        self.hidden = hidden
-        self.conv_x = nn.Conv2d(in_channels, hidden, kernel, padding=kernel // 2, padding_mode=padding_mode, bias=bias)
-        self.conv_h = nn.Conv2d(hidden, hidden, kernel, padding=kernel // 2, padding_mode=padding_mode, bias=False)
-        self.activation = activation
-
-    def forward(self, x: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
-        return self.activation(self.conv_x(x) + self.conv_h(h))
+def _check_cell(in_channels, hidden, kernel, padding_mode) -> None:
+    checks.positive_int("in_channels", in_channels)
+    checks.positive_int("hidden", hidden)
+    checks.positive_int("kernel", kernel)
+    if kernel % 2 != 1:
+        raise ValueError(f"kernel must be an odd int; got {kernel!r}")
+    checks.one_of("padding_mode", padding_mode, PADDING_MODES)
 
 
 class ConvGRUCell(nn.Module):
@@ -48,10 +36,7 @@ class ConvGRUCell(nn.Module):
 
     def __init__(self, in_channels: int, hidden: int, kernel: int = 3, padding_mode: str = "zeros"):
         super().__init__()
-        _check_int("in_channels", in_channels)
-        _check_int("hidden", hidden)
-        if kernel % 2 != 1:
-            raise ValueError(f"kernel must be an odd int; got {kernel!r}")
+        _check_cell(in_channels, hidden, kernel, padding_mode)
         self.hidden = hidden
         pad = dict(padding=kernel // 2, padding_mode=padding_mode)
         self.gates = nn.Conv2d(in_channels + hidden, 2 * hidden, kernel, **pad)
@@ -66,8 +51,12 @@ class ConvGRUCell(nn.Module):
 class RolloutModel(nn.Module):
     """Interface of a frame-level world model: ``state = step(state, frame, action)``, ``frame = decode(state)``.
 
-    Frames are ``(B, w, w)``, actions integer ``(B, 2)`` = (dy, dx) camera displacements.
+    Frames are ``(B, w, w)``, actions integer ``(B, 2)`` = (dy, dx) camera displacements. ``frame_range``
+    (``None`` or ``(lo, hi)``): the range of true frames; :func:`rollout` clips a predicted frame to it before
+    writing it back.
     """
+
+    frame_range: tuple[float, float] | None = None
 
     def init_state(self, frames: torch.Tensor):  # pragma: no cover - interface
         raise NotImplementedError
@@ -80,33 +69,34 @@ class RolloutModel(nn.Module):
 
 
 def check_sequence(frames: torch.Tensor, actions: torch.Tensor, name: str = "frames") -> None:
-    """Validate a (B, T, w, w) frame sequence and its (B, T, 2) integer actions."""
-    if not isinstance(frames, torch.Tensor) or frames.dim() != 4 or frames.shape[-1] != frames.shape[-2]:
-        raise ValueError(f"{name} must be a tensor (B, T, w, w); got {getattr(frames, 'shape', type(frames).__name__)}")
-    if not isinstance(actions, torch.Tensor) or actions.shape != frames.shape[:2] + (2,):
-        raise ValueError(f"actions must be a tensor of shape {tuple(frames.shape[:2]) + (2,)}; "
-                         f"got {getattr(actions, 'shape', actions)}")
-    if actions.dtype.is_floating_point:
-        raise ValueError(f"actions must be integer camera displacements; got dtype {actions.dtype}")
+    """Validate a (B, T, w, w) frame sequence (finite, square frames) and its (B, T, 2) integer actions."""
+    checks.tensor(name, frames, ndim=4)
+    if frames.shape[-1] != frames.shape[-2]:
+        raise ValueError(f"{name} must hold square frames (B, T, w, w); got {tuple(frames.shape)}")
+    checks.tensor("actions", actions, shape=tuple(frames.shape[:2]) + (2,), dtype_kind="int")
 
 
 def rollout(model: RolloutModel, frames_in: torch.Tensor, actions_in: torch.Tensor, actions_out: torch.Tensor,
             targets: torch.Tensor | None = None, teacher_forcing: float = 0.0, generator=None,
-            return_state: bool = False):
+            return_state: bool = False, observe=None):
     """Encode the context, then predict ``actions_out.shape[1]`` frames autoregressively (note §3.3).
 
     Context: ``s <- step(s, f_t, a_t)``. Prediction: ``s <- step(s, prev, a'_t)``, ``f^_t = decode(s)``,
     ``prev <- f^_t`` (or the true frame with probability ``teacher_forcing``); ``prev`` starts as the last
     observed frame (the official ordering: the previous frame is written after the current action's shift).
+    ``observe(t, state, frame)``, when given, is called after each prediction step t (0-based), for diagnostics.
     """
+    if not isinstance(model, RolloutModel):
+        raise TypeError(f"model must be a RolloutModel; got {type(model).__name__}")
     check_sequence(frames_in, actions_in, "frames_in")
-    if (not isinstance(actions_out, torch.Tensor) or actions_out.dim() != 3
-            or actions_out.shape[0] != frames_in.shape[0]):
-        raise ValueError(f"actions_out must be (B, T_out, 2) with B={frames_in.shape[0]}; got {actions_out.shape}")
-    if not 0.0 <= teacher_forcing <= 1.0:
-        raise ValueError(f"teacher_forcing must lie in [0, 1]; got {teacher_forcing}")
-    if teacher_forcing > 0 and (targets is None or targets.shape[:2] != actions_out.shape[:2]):
+    checks.tensor("actions_out", actions_out, shape=(frames_in.shape[0], None, 2), dtype_kind="int")
+    checks.probability("teacher_forcing", teacher_forcing)
+    if targets is not None:
+        checks.tensor("targets", targets, shape=tuple(actions_out.shape[:2]) + tuple(frames_in.shape[-2:]))
+    elif teacher_forcing > 0:
         raise ValueError("targets (B, T_out, w, w) are required when teacher_forcing > 0")
+    if observe is not None and not callable(observe):
+        raise TypeError("observe must be callable (t, state, frame) or None")
     state = model.init_state(frames_in)
     for t in range(frames_in.shape[1]):
         state = model.step(state, frames_in[:, t], actions_in[:, t])
@@ -115,7 +105,9 @@ def rollout(model: RolloutModel, frames_in: torch.Tensor, actions_in: torch.Tens
         state = model.step(state, prev, actions_out[:, t])
         y = model.decode(state)
         preds.append(y)
-        prev = y
+        prev = y if model.frame_range is None else y.clamp(*model.frame_range)
+        if observe is not None:
+            observe(t, state, y)
         if teacher_forcing > 0:
             use = torch.rand(y.shape[0], device=y.device, generator=generator) < teacher_forcing
             prev = torch.where(use[:, None, None], targets[:, t], y)
@@ -125,6 +117,13 @@ def rollout(model: RolloutModel, frames_in: torch.Tensor, actions_in: torch.Tens
 
 def per_step_mse(model: RolloutModel, batch: dict, chunk: int = 64) -> torch.Tensor:
     """Per-future-step MSE averaged over the batch and the pixels, shape (T_out,), without gradients."""
+    if not isinstance(model, RolloutModel):
+        raise TypeError(f"model must be a RolloutModel; got {type(model).__name__}")
+    need = ("frames_in", "actions_in", "actions_out", "targets")
+    if not isinstance(batch, dict) or any(k not in batch for k in need):
+        raise ValueError(f"batch must be a dict with keys {need}")
+    chunk = checks.positive_int("chunk", chunk)
+    checks.tensor("batch['targets']", batch["targets"], ndim=4)
     n = batch["frames_in"].shape[0]
     total = None
     with torch.no_grad():
@@ -137,26 +136,32 @@ def per_step_mse(model: RolloutModel, batch: dict, chunk: int = 64) -> torch.Ten
 
 
 def train_rollout(model: RolloutModel, sample_batch, iters: int, lr: float, teacher_forcing: float = 0.0,
-                  eval_batch: dict | None = None, eval_every: int = 0, grad_clip: float | None = 1.0) -> dict:
-    """Adam on the rollout MSE (note §3.3). ``sample_batch(i) -> dict`` gives the i-th training batch.
+                  eval_batch: dict | None = None, eval_every: int = 0, grad_clip: float | None = 1.0,
+                  desc: str = "training") -> dict:
+    """Adam on the rollout MSE (the official loss). ``sample_batch(i) -> dict`` gives the i-th training batch.
 
     Returns ``{"loss": [...], "eval_iters": [...], "eval_mse": [...], "seconds": ...}``; evaluation (the mean
     per-step MSE on ``eval_batch``) runs every ``eval_every`` iterations when both are given.
     """
-    _check_int("iters", iters, lo=0)
-    if not lr > 0:
-        raise ValueError(f"lr must be > 0; got {lr}")
+    if not isinstance(model, RolloutModel):
+        raise TypeError(f"model must be a RolloutModel; got {type(model).__name__}")
+    if not callable(sample_batch):
+        raise TypeError("sample_batch must be callable: i -> batch dict")
+    iters = checks.nonnegative_int("iters", iters)
+    lr = checks.positive_number("lr", lr)
+    checks.probability("teacher_forcing", teacher_forcing)
+    eval_every = checks.nonnegative_int("eval_every", eval_every)
+    if grad_clip is not None:
+        grad_clip = checks.positive_number("grad_clip", grad_clip)
     params = [p for p in model.parameters() if p.requires_grad]
     opt = torch.optim.Adam(params, lr=lr) if params else None
     hist = {"loss": [], "eval_iters": [], "eval_mse": []}
     t0 = time.perf_counter()
-    for i in range(iters + 1):
+    for i in progress.steps(range(iters + 1 if opt is not None else 1), desc=desc):
         if eval_batch is not None and eval_every and i % eval_every == 0:
             hist["eval_iters"].append(i)
             hist["eval_mse"].append(float(per_step_mse(model, eval_batch).mean()))
         if i == iters or opt is None:
-            if opt is None:
-                break
             continue
         b = sample_batch(i)
         pred = rollout(model, b["frames_in"], b["actions_in"], b["actions_out"], b["targets"], teacher_forcing)
