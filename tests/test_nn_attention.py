@@ -241,3 +241,49 @@ def test_lora_starts_at_base_and_trains_only_adapters():
         LoRALinear(torch.nn.Linear(4, 4), rank=0)
     with pytest.raises(ValueError, match="no nn.Linear"):
         apply_lora(torch.nn.Sequential(torch.nn.ReLU()), targets=("q_proj",))
+
+
+@pytest.mark.parametrize("variant", ["vanilla", "sink", "gated_head", "gated_elem"])
+@pytest.mark.parametrize("causal", [True, False])
+def test_fused_path_matches_materialised_values_and_gradients(variant, causal):
+    from icml26.nn.attention import fused_attention
+
+    q, k, v = (x.requires_grad_(True) for x in qkv(t=9))
+    sink = torch.tensor([0.5, -1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    g = torch.Generator().manual_seed(1)
+    gate = torch.randn((2, 3, 9) if variant == "gated_head" else (2, 3, 9, 8), generator=g, dtype=torch.float64)
+    gate.requires_grad_(True)
+    kw = dict(variant=variant, causal=causal, sink_logit=sink if variant == "sink" else None,
+              gate_logit=gate if variant.startswith("gated") else None)
+    ref, fused = attention(q, k, v, **kw), fused_attention(q, k, v, **kw)
+    assert fused.weights is None and fused.lse is None
+    assert torch.allclose(fused.out, ref.out, atol=1e-12) and torch.allclose(fused.gate, ref.gate, atol=1e-12)
+    w = torch.randn(ref.out.shape, generator=g, dtype=torch.float64)
+    inputs = [q, k, v, sink if variant == "sink" else gate] if variant != "vanilla" else [q, k, v]
+    grads = [torch.autograd.grad((r.out * w).sum() + r.gate.sum(), inputs) for r in (ref, fused)]
+    for a, b in zip(*grads):
+        assert torch.allclose(a, b, atol=1e-10)
+
+
+def test_fused_module_and_model_agree_with_materialised():
+    torch.manual_seed(0)
+    for variant in ("vanilla", "sink", "gated_head"):
+        model = TinyGPT(GPTConfig(vocab_size=11, d_model=16, n_heads=2, n_layers=2, context=8, variant=variant))
+        fused = TinyGPT(GPTConfig(vocab_size=11, d_model=16, n_heads=2, n_layers=2, context=8, variant=variant,
+                                  fused=True))
+        fused.load_state_dict(model.state_dict())
+        idx = torch.randint(0, 11, (3, 8))
+        (la, ra), (lb, rb) = model(idx, return_attn=True), fused(idx, return_attn=True)
+        assert rb[0].weights is None and torch.allclose(la, lb, atol=1e-5)
+        assert all(torch.allclose(a.gate, b.gate, atol=1e-6) for a, b in zip(ra, rb))
+        _, rw = fused(idx, return_attn=True, need_weights=True)  # the analysis path still gets the maps
+        assert rw[0].weights.shape == (3, 2, 8, 8)
+    mha = MultiHeadAttention(16, 4, "vanilla", fused=True)
+    mha.need_gate = False
+    assert mha(torch.randn(2, 5, 16))[1].gate is None
+    with pytest.raises(TypeError, match="fused"):
+        MultiHeadAttention(16, 4, fused="yes")
+    with pytest.raises(ValueError, match="variant"):
+        from icml26.nn.attention import fused_attention
+
+        fused_attention(*qkv(), variant="linear")

@@ -42,6 +42,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from icml26 import checks
+
 VARIANTS = ("vanilla", "sink", "gated_head", "gated_elem", "linear")
 
 
@@ -71,9 +73,10 @@ def _check_variant(variant: str) -> str:
 
 def causal_mask(t: int, s: int | None = None, device=None) -> torch.Tensor:
     """Boolean ``(t, s)`` mask, True where query ``i`` may see key ``j`` (queries are the last ``t`` keys)."""
-    s = t if s is None else s
-    if t < 1 or s < t:
-        raise ValueError(f"causal_mask needs 1 <= t <= s; got t={t}, s={s}")
+    t = checks.positive_int("t", t)
+    s = t if s is None else checks.positive_int("s", s)
+    if s < t:
+        raise ValueError(f"s (keys) must be at least t (queries); got t={t}, s={s}")
     i = torch.arange(t, device=device)[:, None] + (s - t)
     j = torch.arange(s, device=device)[None, :]
     return j <= i
@@ -86,6 +89,17 @@ def _safe_lse(x: torch.Tensor) -> torch.Tensor:
     return out.masked_fill(empty, float("-inf"))
 
 
+def _check_inputs(q, k, v, sink_logit, gate_logit, logit_prior=None) -> None:
+    """Finite inputs (the public entry points check; the layers' forward passes trust them)."""
+    for name, x in (("q", q), ("k", k), ("v", v), ("sink_logit", sink_logit), ("gate_logit", gate_logit)):
+        if x is not None:
+            checks.tensor(name, x)
+    if logit_prior is not None:
+        checks.tensor("logit_prior", logit_prior, finite=False)
+        if bool(torch.isnan(logit_prior).any() | (logit_prior == float("inf")).any()):
+            raise ValueError("logit_prior must hold finite numbers or -inf (a masked key); got NaN or +inf")
+
+
 def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, variant: str = "vanilla",
               causal: bool = True, sink_logit: torch.Tensor | None = None, gate_logit: torch.Tensor | None = None,
               logit_prior: torch.Tensor | None = None, key_mask: torch.Tensor | None = None,
@@ -94,10 +108,19 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, variant: str
 
     ``q``: ``(B, H, T, d)``, ``k``, ``v``: ``(B, H, S, d)``. ``sink_logit``: ``(H,)`` (variant ``sink``).
     ``gate_logit``: ``(B, H, T)`` (``gated_head``) or ``(B, H, T, d)`` (``gated_elem``). ``logit_prior``:
-    broadcastable to ``(B, H, T, S)``. ``key_mask``: boolean, broadcastable to ``(B, H, T, S)``, True where
-    a key may be seen (combined with the causal mask). Scores are computed in at least float32.
+    broadcastable to ``(B, H, T, S)`` (``-inf`` masks a key). ``key_mask``: boolean, broadcastable to
+    ``(B, H, T, S)``, True where a key may be seen (combined with the causal mask). Scores are computed in at
+    least float32.
     """
     _check_variant(variant)
+    _check_inputs(q, k, v, sink_logit, gate_logit, logit_prior)
+    return _attention(q, k, v, variant=variant, causal=causal, sink_logit=sink_logit, gate_logit=gate_logit,
+                      logit_prior=logit_prior, key_mask=key_mask, need_weights=need_weights)
+
+
+def _attention(q, k, v, *, variant, causal, sink_logit, gate_logit, logit_prior, key_mask,
+               need_weights) -> AttentionResult:
+    """:func:`attention` without the finiteness checks (shapes are still checked: that costs nothing)."""
     if q.dim() != 4 or k.dim() != 4 or v.dim() != 4:
         raise ValueError(f"q, k, v must be 4-D (B, H, T, d); got shapes {tuple(q.shape)}, {tuple(k.shape)}, "
                          f"{tuple(v.shape)}")
@@ -167,17 +190,108 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, variant: str
     return AttentionResult(out.to(v.dtype), weights if need_weights else None, lse, gate, v)
 
 
+FUSED_VARIANTS = ("vanilla", "sink", "gated_head", "gated_elem")
+
+
+def fused_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, variant: str = "vanilla",
+                    causal: bool = True, sink_logit: torch.Tensor | None = None,
+                    gate_logit: torch.Tensor | None = None, need_gate: bool = True) -> AttentionResult:
+    """The same attention as :func:`attention` through torch's fused ``scaled_dot_product_attention``.
+
+    Nothing of size ``T x S`` is formed, so ``weights`` and ``lse`` are ``None``; the output and (with
+    ``need_gate``) the gate are differentiable and equal :func:`attention`'s to float round-off.
+
+    * ``sink``: the sink is one extra key with zero value whose score is the learned logit ``sink_h`` for
+      every query. Query and key get one extra channel (queries 1, real keys 0, the sink key
+      ``sink_h / scale``), so its score is ``sink_h`` while the real scores are unchanged. With a causal
+      mask the sink key and a dummy query are put first, so torch's top-left causal mask lets query ``t``
+      see the sink and keys ``0..t``; the dummy query's row is dropped. (On CUDA the extra channels are
+      padded with zeros to a multiple of 8, the head sizes the flash kernel takes.)
+    * The gate is read from one extra value channel, 1 on the real keys and 0 on the sink, whose output is
+      ``sum_j A_{t,j}`` (sink) or ``sum_{j>=1} A_{t,j} = 1 - A_{t,0}`` (vanilla: 0 on key 0).
+    * ``gated_head`` / ``gated_elem``: the fused output times ``sigmoid(gate_logit)``.
+
+    ``q``: ``(B, H, T, d)``, ``k``, ``v``: ``(B, H, S, d)`` with ``S = T`` when ``causal``.
+    """
+    if variant not in FUSED_VARIANTS:
+        raise ValueError(f"variant must be one of {', '.join(FUSED_VARIANTS)} on the fused path; got {variant!r}")
+    _check_inputs(q, k, v, sink_logit, gate_logit)
+    return _fused_attention(q, k, v, variant=variant, causal=causal, sink_logit=sink_logit, gate_logit=gate_logit,
+                            need_gate=need_gate)
+
+
+def _fused_attention(q, k, v, *, variant, causal, sink_logit, gate_logit, need_gate) -> AttentionResult:
+    """:func:`fused_attention` without the finiteness checks."""
+    if variant not in FUSED_VARIANTS:
+        raise ValueError(f"variant must be one of {', '.join(FUSED_VARIANTS)} on the fused path; got {variant!r}")
+    if q.dim() != 4 or k.dim() != 4 or v.dim() != 4 or k.shape != v.shape or q.shape[:2] != k.shape[:2] \
+            or q.shape[3] != k.shape[3]:
+        raise ValueError(f"q must be (B, H, T, d) and k, v (B, H, S, d) with the same B, H, d; got "
+                         f"{tuple(q.shape)}, {tuple(k.shape)}, {tuple(v.shape)}")
+    b, h, t, d = q.shape
+    s = k.shape[2]
+    if causal and s != t:
+        raise ValueError(f"the fused causal path needs as many keys as queries; got T={t}, S={s} "
+                         "(use attention() for a key cache)")
+    if variant == "sink" and (sink_logit is None or sink_logit.shape != (h,)):
+        raise ValueError(f"variant 'sink' needs sink_logit of shape ({h},); got "
+                         f"{None if sink_logit is None else tuple(sink_logit.shape)}")
+    if variant in ("gated_head", "gated_elem"):
+        want = (b, h, t) if variant == "gated_head" else (b, h, t, d)
+        if gate_logit is None or tuple(gate_logit.shape) != want:
+            raise ValueError(f"variant {variant!r} needs gate_logit of shape {want}; got "
+                             f"{None if gate_logit is None else tuple(gate_logit.shape)}")
+    scale = 1.0 / math.sqrt(d)
+    if variant in ("gated_head", "gated_elem"):
+        out = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+        g = torch.sigmoid(gate_logit.to(out.dtype))
+        if variant == "gated_head":
+            return AttentionResult(out * g.unsqueeze(-1), None, None, g, v)
+        return AttentionResult(out * g, None, None, g.mean(-1), v)
+    if variant == "vanilla" and not need_gate:
+        return AttentionResult(F.scaled_dot_product_attention(q, k, v, is_causal=causal), None, None, None, v)
+    # one extra channel carries the sink logit (queries 1) and the gate (values 1 on the real keys); CUDA's
+    # flash kernel wants a head size that is a multiple of 8, so there the extra channels are padded to it
+    extra = 8 - d % 8 if q.device.type == "cuda" else 1
+    if variant == "vanilla":
+        qa, ka = F.pad(q, (0, extra)), F.pad(k, (0, extra))
+        va = F.pad(v, (0, extra), value=1.0)
+        va[:, :, 0, d:] = 0.0  # key 0 is the implicit sink: its gate channel is 0
+        o = F.scaled_dot_product_attention(qa, ka, va, is_causal=causal, scale=scale)
+        return AttentionResult(o[..., :d], None, None, o[..., d] if need_gate else None, v)
+    lead = 1 if causal else 0  # a dummy first query keeps torch's top-left causal mask aligned with the sink key
+    qa = F.pad(q, (0, extra, lead, 0), value=1.0)
+    ka = F.pad(k, (0, extra, 1, 0))
+    ka[:, :, 0, d] = (sink_logit.to(q.dtype) / scale).view(1, h)
+    va = F.pad(v, (0, extra, 1, 0), value=1.0)
+    va[:, :, 0] = 0.0  # the sink's value (and gate channel) is zero
+    o = F.scaled_dot_product_attention(qa, ka, va, is_causal=causal, scale=scale)[:, :, lead:]
+    return AttentionResult(o[..., :d], None, None, o[..., d] if need_gate else None, v)
+
+
 def rope_cache(t: int, d: int, base: float = 10000.0, device=None, dtype=torch.float32):
     """Cosine and sine tables ``(t, d/2)`` for rotary position embeddings."""
+    t, d = checks.positive_int("t", t), checks.positive_int("d", d)
+    base = checks.positive_number("base", base)
     if d % 2:
-        raise ValueError(f"rotary embeddings need an even head dimension; got {d}")
+        raise ValueError(f"d must be even for rotary embeddings (the head dimension); got {d}")
     inv = 1.0 / (base ** (torch.arange(0, d, 2, device=device, dtype=torch.float64) / d))
     ang = torch.arange(t, device=device, dtype=torch.float64)[:, None] * inv[None, :]
     return ang.cos().to(dtype), ang.sin().to(dtype)
 
 
 def apply_rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
-    """Rotate pairs of channels (half-split convention) of ``x`` ``(..., T, d)``."""
+    """Rotate pairs of channels (half-split convention) of ``x`` ``(..., T, d)`` by ``cos``, ``sin`` ``(T, d/2)``."""
+    checks.tensor("x", x)
+    if x.dim() < 2 or x.shape[-1] % 2:
+        raise ValueError(f"x must be (..., T, d) with an even d; got {tuple(x.shape)}")
+    want = (x.shape[-2], x.shape[-1] // 2)
+    checks.tensor("cos", cos, shape=want)
+    checks.tensor("sin", sin, shape=want)
+    return _rotate(x, cos, sin)
+
+
+def _rotate(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
     x1, x2 = x.chunk(2, dim=-1)
     return torch.cat([x1 * cos - x2 * sin, x1 * sin + x2 * cos], dim=-1)
 
@@ -187,10 +301,16 @@ class MultiHeadAttention(nn.Module):
 
     ``forward(x, need_weights=False)`` returns ``(y, result)``: the layer output ``(B, T, d_model)`` and
     the :class:`AttentionResult` of the heads. See the module docstring for the hooks.
+
+    ``fused=True`` runs :func:`fused_attention` (torch's SDPA kernel) whenever nothing needs the
+    materialised scores: no weights asked for, no capture, no ``logit_prior`` and no ``key_mask``; the
+    result then has ``weights = lse = None``. ``need_gate = False`` (an attribute) lets the fused vanilla
+    path skip its gate channel when no one reads the gate (plain training). The default, ``fused=False``,
+    always takes the materialised path.
     """
 
     def __init__(self, d_model: int, n_heads: int, variant: str = "vanilla", *, causal: bool = True,
-                 rope: bool = True, rope_base: float = 10000.0, bias: bool = False):
+                 rope: bool = True, rope_base: float = 10000.0, bias: bool = False, fused: bool = False):
         super().__init__()
         if not isinstance(d_model, int) or d_model < 1:
             raise ValueError(f"d_model must be a positive integer; got {d_model!r}")
@@ -201,6 +321,10 @@ class MultiHeadAttention(nn.Module):
         if rope and self.d_head % 2:
             raise ValueError(f"rope needs an even head dimension; d_model/n_heads = {self.d_head}")
         self.causal, self.rope, self.rope_base = causal, rope, rope_base
+        if not isinstance(fused, bool):
+            raise TypeError(f"fused must be a bool; got {type(fused).__name__}")
+        self.fused = fused and variant in FUSED_VARIANTS
+        self.need_gate = True
         self.q_proj = nn.Linear(d_model, d_model, bias=bias)
         self.k_proj = nn.Linear(d_model, d_model, bias=bias)
         self.v_proj = nn.Linear(d_model, d_model, bias=bias)
@@ -246,7 +370,7 @@ class MultiHeadAttention(nn.Module):
         q, k, v = self.split(self.q_proj(x)), self.split(self.k_proj(x)), self.split(self.v_proj(x))
         if self.rope:
             cos, sin = rope_cache(t, self.d_head, self.rope_base, device=x.device, dtype=x.dtype)
-            q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)
+            q, k = _rotate(q, cos, sin), _rotate(k, cos, sin)
         for fn in self._qkv_hooks:
             new = fn(self, q, k, v)
             if new is not None:
@@ -256,9 +380,14 @@ class MultiHeadAttention(nn.Module):
             gate_logit = self.gate_proj(x).transpose(1, 2)  # (B, H, T)
         elif self.variant == "gated_elem":
             gate_logit = self.split(self.gate_proj(x))
-        res = attention(q, k, v, variant=self.variant, causal=self.causal, sink_logit=self.sink,
-                        gate_logit=gate_logit, logit_prior=self.logit_prior, key_mask=key_mask,
-                        need_weights=need_weights or self.capture)
+        weights = need_weights or self.capture
+        if self.fused and not weights and self.logit_prior is None and key_mask is None:
+            res = _fused_attention(q, k, v, variant=self.variant, causal=self.causal, sink_logit=self.sink,
+                                   gate_logit=gate_logit, need_gate=self.need_gate)
+        else:
+            res = _attention(q, k, v, variant=self.variant, causal=self.causal, sink_logit=self.sink,
+                            gate_logit=gate_logit, logit_prior=self.logit_prior, key_mask=key_mask,
+                            need_weights=weights)
         for fn in self._head_hooks:
             new = fn(self, res)
             if new is not None:
@@ -286,10 +415,13 @@ def attention_modules(model: nn.Module) -> list[MultiHeadAttention]:
     return mods
 
 
-@contextlib.contextmanager
-def capture_attention(model: nn.Module) -> Iterator[list[MultiHeadAttention]]:
+def capture_attention(model: nn.Module) -> contextlib.AbstractContextManager[list[MultiHeadAttention]]:
     """Within the block every attention layer keeps its last (detached) result in ``.captured``."""
-    mods = attention_modules(model)
+    return _capture(attention_modules(model))
+
+
+@contextlib.contextmanager
+def _capture(mods: list[MultiHeadAttention]) -> Iterator[list[MultiHeadAttention]]:
     old = [m.capture for m in mods]
     for m in mods:
         m.capture = True
@@ -300,8 +432,7 @@ def capture_attention(model: nn.Module) -> Iterator[list[MultiHeadAttention]]:
             m.capture = c
 
 
-@contextlib.contextmanager
-def ablate_heads(model: nn.Module, heads: Iterable[tuple[int, int]]) -> Iterator[None]:
+def ablate_heads(model: nn.Module, heads: Iterable[tuple[int, int]]) -> contextlib.AbstractContextManager[None]:
     """Zero the outputs of the given ``(layer, head)`` pairs within the block."""
     mods = attention_modules(model)
     old = [m.head_scale for m in mods]
@@ -312,6 +443,11 @@ def ablate_heads(model: nn.Module, heads: Iterable[tuple[int, int]]) -> Iterator
             raise ValueError(f"heads must be (layer, head) with 0 <= layer < {len(mods)} and "
                              f"0 <= head < {mods[0].n_heads}; got {pair}")
         scales[layer][head] = 0.0
+    return _ablate(mods, old, scales)
+
+
+@contextlib.contextmanager
+def _ablate(mods, old, scales) -> Iterator[None]:
     try:
         for m, s in zip(mods, scales):
             m.head_scale = s

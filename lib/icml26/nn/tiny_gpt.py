@@ -6,6 +6,7 @@ Shared block built on :class:`icml26.nn.attention.MultiHeadAttention`, so every 
 ``TinyGPT(GPTConfig(...))(idx)`` returns logits ``(B, T, vocab)``; with ``return_attn=True`` it also
 returns the list of per-layer :class:`~icml26.nn.attention.AttentionResult`. :func:`token_losses` and
 :func:`sequence_logprob` are the per-token loss and the sequence log-probability utilities.
+``GPTConfig(fused=True)`` runs attention on torch's fused kernel except where attention maps are asked for.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ class GPTConfig:
     mlp_ratio: int = 4
     rope: bool = True
     tie_embeddings: bool = True
+    fused: bool = False
 
     def __post_init__(self):
         for name in ("vocab_size", "d_model", "n_heads", "n_layers", "context", "mlp_ratio"):
@@ -42,6 +44,8 @@ class GPTConfig:
             raise ValueError(f"n_heads must divide d_model; got d_model={self.d_model}, n_heads={self.n_heads}")
         if self.variant not in VARIANTS:
             raise ValueError(f"variant must be one of {', '.join(VARIANTS)}; got {self.variant!r}")
+        if not isinstance(self.fused, bool):
+            raise TypeError(f"fused must be a bool; got {type(self.fused).__name__}")
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -52,8 +56,11 @@ class Block(nn.Module):
 
     def __init__(self, cfg: GPTConfig):
         super().__init__()
+        if not isinstance(cfg, GPTConfig):
+            raise TypeError(f"cfg must be a GPTConfig; got {type(cfg).__name__}")
         self.ln1 = nn.LayerNorm(cfg.d_model)
-        self.attn = MultiHeadAttention(cfg.d_model, cfg.n_heads, cfg.variant, causal=True, rope=cfg.rope)
+        self.attn = MultiHeadAttention(cfg.d_model, cfg.n_heads, cfg.variant, causal=True, rope=cfg.rope,
+                                       fused=cfg.fused)
         self.ln2 = nn.LayerNorm(cfg.d_model)
         self.mlp = nn.Sequential(nn.Linear(cfg.d_model, cfg.mlp_ratio * cfg.d_model), nn.GELU(),
                                  nn.Linear(cfg.mlp_ratio * cfg.d_model, cfg.d_model))
@@ -98,9 +105,9 @@ class TinyGPT(nn.Module):
             raise ValueError(f"idx must be an integer tensor (B, T); got {getattr(idx, 'shape', idx)!r}")
         t = idx.shape[1]
         if not 1 <= t <= self.cfg.context:
-            raise ValueError(f"sequence length must be in [1, context={self.cfg.context}]; got {t}")
+            raise ValueError(f"idx: sequence length must be in [1, context={self.cfg.context}]; got {t}")
         if idx.numel() and (int(idx.min()) < 0 or int(idx.max()) >= self.cfg.vocab_size):
-            raise ValueError(f"token ids must lie in [0, {self.cfg.vocab_size}); got range "
+            raise ValueError(f"idx: token ids must lie in [0, {self.cfg.vocab_size}); got range "
                              f"[{int(idx.min())}, {int(idx.max())}]")
         x = self.embed(idx)
         if self.pos is not None:
