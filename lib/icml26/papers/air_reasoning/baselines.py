@@ -1,28 +1,34 @@
-"""Baseline selectors of note §4, on the same budget K and the same SFT recipe as AIR.
+"""Baseline selectors (the heuristics the paper compares with), on the same budget K and the same SFT recipe as AIR.
 
 * ``random``: K samples uniformly without replacement;
-* ``length``: the K longest responses;
-* ``entropy``: the K highest mean predictive entropies of the base model over the response;
-* ``loss``: the K highest mean base-model response losses;
-* ``full``: no selection (uniform token-averaged SFT on the whole pool) — see :func:`experiment.run`.
+* ``length``: the K longest traces;
+* ``entropy``: the K highest mean predictive entropies of the scoring model over the response;
+* ``loss``: the K highest mean scoring-model response losses;
+* full data / uniform step weights: no selection, token-averaged SFT on the whole pool (see :func:`experiment.run`).
 
-Scores of ``entropy`` and ``loss`` come from the same two forward passes as AIS
-(:func:`method.attention_influence`), so every selector sees the same base model.
+The ``entropy`` and ``loss`` scores come from the same forward pass as AIS (:func:`method.attention_influence`), so
+every selector sees the same scoring model.
 """
 
 from __future__ import annotations
 
 import torch
 
+from icml26 import checks
+
 from .method import select_top_k
 
 SELECTORS = ("air", "random", "length", "entropy", "loss")
+HEURISTICS = ("length", "entropy", "loss")
 
 
 def selector_scores(name: str, scores: dict, lengths: torch.Tensor, generator=None) -> torch.Tensor:
-    """The score a selector ranks by (higher = kept first)."""
-    if name not in SELECTORS:
-        raise ValueError(f"name must be one of {SELECTORS}; got {name!r}")
+    """The score a selector ranks by (higher = kept first); ``scores`` as :func:`method.attention_influence`
+    returns them, ``lengths`` ``(N,)`` the trace lengths."""
+    checks.one_of("name", name, SELECTORS)
+    checks.tensor("lengths", lengths, ndim=1)
+    if not isinstance(scores, dict) or not {"sample_ais", "entropy", "base_loss"} <= set(scores):
+        raise ValueError("scores must be the dict of method.attention_influence (sample_ais, entropy, base_loss)")
     if name == "air":
         return scores["sample_ais"].double()
     if name == "length":

@@ -1,23 +1,20 @@
-"""The AIR experiment (note §6-§7): retrieval heads, step/sample AIS, heuristics vs AIS, selection and weighting.
+"""The AIR experiment: retrieval heads, step and sample AIS, and AIS against the heuristics on two pools.
 
 ``run(config, device, seed)``:
 
-1. pre-trains a *student init* on copy probes (plus ``init_trace_frac`` clean traces, 10% by default: retrieval
-   then emerges within a few hundred steps), then the *base* (scoring) model on copy probes + clean
-   traces (it never sees step types or pool kinds); computes ``R_h`` on held-out probes (C1/C2 rule), masks
-   the top heads uniformly and compares with masking random non-top heads (claim 1);
-2. scores a mixed pool (clean / padded / noisy) with step and sample AIS (two forward passes each) and the
-   heuristic scores (length, entropy, loss) (claims 2-3);
-3. fine-tunes a student on the top-K subset of every selector with the same recipe and greedy-decodes
-   held-out long-chain questions (claim 4), and compares AIS-weighted with uniform SFT on the full pool
-   (claim 5).
+1. **Scoring model.** The shipped off-the-shelf model (``base="shipped"``, :mod:`.pretrained`) or one trained for
+   this seed by the same recipe (``base=<recipe>``). Retrieval scores ``R_h`` on held-out copy probes (C1/C2
+   rule), uniform masking of the top heads against as many random non-top heads.
+2. **Scoring the pools.** Each pool (``contrast``: clean / padded / noisy, built so that the heuristics are fooled;
+   ``natural``: continuous variation of verbosity, slips, skipped computation, chain length) is scored with step and
+   sample AIS (two forward passes) and the heuristics' scores (length, entropy, loss).
+3. **Students.** One pre-trained student (shipped, or trained for this seed) is fine-tuned on the top-K subset of
+   every selector with the same recipe and minibatch sequence, then greedy-decodes *held-out* problems (chains
+   longer than any in the pools, contexts as long as the longest training contexts) up to its context limit.
+   Optionally AIS step-weighted SFT on a whole pool against uniform SFT.
 
-At ``quick`` (a few seconds on one CPU thread) the base model is a 2x4-head d=32 model trained for 220 steps: too
-little for retrieval heads to emerge (induction-style copying is a phase transition that needs ~1k steps of
-a d=64 model here), so claim 1 is an expected miss there and the AIS claims are only checked from ``standard``;
-the student has the base model's size and starts from the stage-1 checkpoint (mostly probes) the base model
-also started from (a deviation from "smaller student", to stay within seconds). At ``standard``/``full`` the
-student is a smaller model pre-trained separately the same way.
+``quick`` and ``standard`` use the shipped models (the seeds vary probes, pools, SFT order and evaluation problems);
+``quick`` scores the pools only (seconds), ``standard`` adds the students; ``full`` trains larger models per seed.
 """
 
 from __future__ import annotations
@@ -27,79 +24,91 @@ import time
 import torch
 from sklearn.metrics import roc_auc_score
 
-from . import tasks, training
+from icml26 import checks, progress
+
+from . import pretrained, tasks, training
 from .baselines import SELECTORS, select
 from .method import (
     attention_influence,
     masked_heads,
     retrieval_scores,
+    step_losses,
     step_weights,
     token_accuracy,
     token_hits,
     top_heads,
 )
-from .method import step_losses as method_step_losses
 
-_BASE = dict(n_vars=12, n_pairs=4, n_queries=4, hops=(1, 4), eval_hops=(3, 4), n_distract=2, context=64,
-             d_model=64, n_heads=4, n_layers=2, init_steps=600, base_steps=100, batch=128, lr=3e-3,
-             trace_frac=0.5, init_trace_frac=0.1, n_top=2, n_random=5, random_same_layer=True, mode="uniform",
-             n_probe=256,
-             pool=1000, frac=(0.5, 0.25, 0.25), padded_filler=(4, 6), noise=0.3, wrong_p=0.5, top_frac=0.2,
-             form="relative", eps=1e-3, sample="tokens", student=None, student_steps=250, k=200,
-             sft_steps=120, sft_batch=32, sft_lr=3e-3, selectors=("air", "random", "loss"), n_eval=100,
-             weighting=False, weight_kind="zclip", lam=1.0, w_min=0.1, w_max=3.0, n_student_seeds=1)
+POOLS = ("contrast", "natural")
+_BASE = dict(
+    n_vars=12, n_pairs=4, n_queries=4, hops=(1, 4), n_distract=(0, 4), eval_hops=(5, 6),
+    base="shipped", student="shipped",
+    n_top=2, n_random=5, random_same_layer=True, mode="uniform", n_probe=256,
+    pools=POOLS, pool=1000, frac=(0.5, 0.25, 0.25), padded_filler=(6, 8), noise=0.3, wrong_p=0.5, top_frac=0.2,
+    form="relative", eps=1e-3, sample="tokens",
+    k=200, sft_steps=120, sft_batch=32, sft_lr=2e-3, selectors=SELECTORS, n_eval=100, n_eval_in_range=0,
+    weighting=(), weight_kind="zclip", lam=1.0, w_min=0.1, w_max=3.0,
+)
 CONFIGS = {
-    # quick: a 2x4-head d=32 base model trained for 220 steps (a few seconds on one CPU thread); retrieval
-    # heads have not emerged yet at this budget (claim 1 is an expected miss at quick), the rest is measured
-    "quick": {**_BASE, "d_model": 32, "init_steps": 120, "base_steps": 100, "batch": 32, "n_probe": 64,
-              "pool": 400, "k": 80, "sft_steps": 50, "sft_batch": 16, "n_eval": 60},
-    "standard": {**_BASE, "init_steps": 500, "base_steps": 300, "pool": 4000, "k": 600, "sft_steps": 400,
-                 "student": dict(d_model=48, n_heads=2, n_layers=2), "student_steps": 600,
-                 "selectors": ("air", "random", "length", "entropy", "loss"), "weighting": True, "n_eval": 300,
-                 "n_student_seeds": 2},
-    "full": {**_BASE, "n_vars": 24, "hops": (1, 6), "eval_hops": (4, 6), "n_distract": 3, "context": 128,
-             "d_model": 256, "n_heads": 8, "n_layers": 6, "init_steps": 3000, "base_steps": 2000, "n_top": 3,
-             "pool": 50000, "k": 5000, "sft_steps": 3000, "sft_batch": 128, "student_steps": 3000,
-             "student": dict(d_model=64, n_heads=2, n_layers=2), "n_probe": 2048, "n_eval": 2000,
-             "selectors": ("air", "random", "length", "entropy", "loss"), "weighting": True, "n_student_seeds": 3},
+    # quick: scoring only (the claims checked at quick need no student); seconds of CPU
+    "quick": {**_BASE, "selectors": (), "weighting": ()},
+    # standard: the shipped models and 10 selection students of 120 SFT steps each, evaluated on 100 held-out
+    # problems: about 10 x (120 x 44 ms + 100 x 32 ms) + 12 s of scoring = 100 CPU seconds per seed (measured
+    # costs on one core); step weighting (two more whole-pool students) is left to ``full``
+    "standard": {**_BASE, "pool": 1500, "k": 300, "sft_steps": 120, "n_eval": 100, "n_eval_in_range": 0,
+                 "weighting": ()},
+    "full": {**_BASE, "base": {**pretrained.RECIPES["base"], "d_model": 256, "n_heads": 8, "n_layers": 4,
+                               "batch": 256, "phases": ((3000, 0.1, 1e-3), (2000, 0.5, 5e-4))},
+             "student": {**pretrained.RECIPES["student"], "d_model": 64, "batch": 256,
+                         "phases": ((2000, 0.0, 2e-3),)},
+             "n_top": 3, "n_probe": 2048, "pool": 50000, "k": 5000, "sft_steps": 3000, "sft_batch": 128,
+             "n_eval": 2000, "n_eval_in_range": 1000, "weighting": POOLS},
 }
+"""``full`` (not run: no GPU was lent). Estimate for one H200 from the costs measured on CPU (SFT step of the d=48
+student, batch 32: 44 ms; greedy decoding of 100 held-out problems: 3.2 s) and a per-step cost on the GPU bounded
+by kernel launches (about 4 ms for these widths): pre-training 5000 + 2000 steps, 10 selection and 4 weighting
+students of 3000 steps = 49000 steps x 4 ms = 200 s; decoding 14 x 3000 problems in batches (about 60 tokens x
+2 hop counts x 14 students x 4 ms) = 7 s; scoring two pools of 50000 traces (two forward passes each) well under a
+minute: about 5 minutes in all."""
 
 
-def _check(config: dict) -> dict:
-    if not isinstance(config, dict):
-        raise ValueError(f"config must be a dict (see CONFIGS); got {type(config).__name__}")
-    unknown = set(config) - set(_BASE)
-    if unknown:
-        raise ValueError(f"config has unknown keys {sorted(unknown)}")
+def _check(config) -> dict:
+    checks.config("config", config, allowed=_BASE)
     cfg = {**_BASE, **config}
-    for key in ("n_vars", "d_model", "n_heads", "n_layers", "init_steps", "batch", "n_top", "n_probe", "pool", "k",
-                "sft_steps", "sft_batch", "n_eval", "n_random", "n_student_seeds", "context"):
-        v = cfg[key]
-        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-            raise ValueError(f"config[{key!r}] must be a positive integer; got {v!r}")
+    for key in ("n_vars", "n_pairs", "n_queries", "n_top", "n_random", "n_probe", "pool", "k", "sft_steps",
+                "sft_batch", "n_eval"):
+        checks.positive_int(f"config[{key!r}]", cfg[key])
+    checks.nonnegative_int("config['n_eval_in_range']", cfg["n_eval_in_range"])
+    for key in ("sft_lr", "eps"):
+        checks.positive_number(f"config[{key!r}]", cfg[key])
+    checks.in_range("config['top_frac']", cfg["top_frac"], 0.0, 1.0, low_open=True, high_open=True)
     if cfg["k"] > cfg["pool"]:
         raise ValueError(f"config['k'] must be <= config['pool']; got {cfg['k']} > {cfg['pool']}")
-    if cfg["n_top"] >= cfg["n_heads"] * cfg["n_layers"]:
-        raise ValueError("config['n_top'] must be smaller than the number of heads")
-    bad = [s for s in cfg["selectors"] if s not in SELECTORS]
-    if bad:
-        raise ValueError(f"config['selectors'] must be among {SELECTORS}; got {bad}")
-    if not 0 < cfg["top_frac"] < 1:
-        raise ValueError(f"config['top_frac'] must lie in (0, 1); got {cfg['top_frac']}")
+    for key, allowed in (("selectors", SELECTORS), ("pools", POOLS), ("weighting", POOLS)):
+        bad = [s for s in cfg[key] if s not in allowed]
+        if bad or isinstance(cfg[key], str):
+            raise ValueError(f"config[{key!r}] must be a tuple of names among {allowed}; got {cfg[key]!r}")
+    for key in ("base", "student"):
+        if cfg[key] != "shipped":
+            pretrained.check_recipe(cfg[key])
+    lo, hi = tasks._span("config['eval_hops']", cfg["eval_hops"], 1)
+    if lo <= cfg["hops"][1]:
+        raise ValueError(f"config['eval_hops'] must lie above the training range hops={cfg['hops']} (held out); "
+                         f"got {cfg['eval_hops']}")
+    if hi > cfg["hops"][1] + cfg["n_distract"][1]:
+        raise ValueError("config['eval_hops'] must fit in the longest training context: eval_hops[1] <= "
+                         f"hops[1] + n_distract[1] = {cfg['hops'][1] + cfg['n_distract'][1]}")
     return cfg
 
 
-def _acc(counts: list[int], n_eval: int) -> float | None:
-    """Mean held-out accuracy over student seeds from integer counts of solved questions."""
-    return sum(counts) / (n_eval * len(counts)) if counts else None
-
-
 def random_heads(scores: torch.Tensor, top: list, n: int, same_layer: bool, generator) -> list[tuple[int, int]]:
-    """``n`` random heads outside ``top``, from the layers of ``top`` first when ``same_layer`` (note §10)."""
+    """``n`` random heads outside ``top``, from the layers of ``top`` first when ``same_layer``."""
+    checks.tensor("scores", scores, ndim=2)
+    checks.nonnegative_int("n", n)
     n_l, n_h = scores.shape
     others = [(layer, h) for layer in range(n_l) for h in range(n_h) if (layer, h) not in top]
     if n > len(others):
-        raise ValueError(f"cannot draw {n} random heads from {len(others)} non-top heads")
+        raise ValueError(f"cannot draw n={n} random heads from {len(others)} non-top heads")
     perm = torch.randperm(len(others), generator=generator).tolist()
     others = [others[i] for i in perm]
     if same_layer:
@@ -108,37 +117,14 @@ def random_heads(scores: torch.Tensor, top: list, n: int, same_layer: bool, gene
     return others[:n]
 
 
-def _student(cfg, vocab, device, gen, init_state, base_model):
-    if cfg["student"] is None:
-        return training.copy_model(base_model, init_state)
-    s = cfg["student"]
-    m = training.make_model(vocab, s["d_model"], s["n_heads"], s["n_layers"], cfg["context"], device)
-    training.pretrain(m, vocab, steps=cfg["student_steps"], batch=cfg["batch"], lr=cfg["lr"],
-                      trace_frac=cfg["init_trace_frac"],
-                      hops=cfg["hops"], n_distract=cfg["n_distract"], n_pairs=cfg["n_pairs"],
-                      n_queries=cfg["n_queries"], generator=gen, device=device)
-    return m
+def _model(spec, name: str, seed: int, device):
+    if spec == "shipped":
+        return pretrained.load(name, device)
+    return pretrained.train(spec, seed=seed, device=device, desc=name)
 
 
-def run(config: dict, device, seed: int) -> dict:
-    """Run the experiment; return plain numbers (see the module docstring)."""
-    cfg = _check(config)
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
-    device = torch.device(device)
-    t0 = time.perf_counter()
-    torch.manual_seed(seed)
-    gen = torch.Generator().manual_seed(seed)
-    vocab = tasks.Vocab(cfg["n_vars"])
-    kw = dict(hops=cfg["hops"], n_distract=cfg["n_distract"], n_pairs=cfg["n_pairs"], n_queries=cfg["n_queries"],
-              generator=gen, device=device)
-    # 1. base model: probe-only init, then probes + clean traces
-    model = training.make_model(vocab, cfg["d_model"], cfg["n_heads"], cfg["n_layers"], cfg["context"], device)
-    curve = training.pretrain(model, vocab, steps=cfg["init_steps"], batch=cfg["batch"], lr=cfg["lr"],
-                              trace_frac=cfg["init_trace_frac"], **kw)
-    init_state = training.lm_state(model)
-    curve += training.pretrain(model, vocab, steps=cfg["base_steps"], batch=cfg["batch"], lr=cfg["lr"] / 3,
-                               trace_frac=cfg["trace_frac"], **kw)
+def _heads(cfg, model, vocab, gen, device) -> dict:
+    """Retrieval scores, top-vs-random masking and the masking curves (paper: retrieval-head identification)."""
     probe, needle = tasks.copy_probes(cfg["n_probe"], vocab, cfg["n_pairs"], cfg["n_queries"], generator=gen)
     probe, needle = probe.to(device), needle.to(device)
     r_h = retrieval_scores(model, probe, needle)
@@ -151,122 +137,196 @@ def run(config: dict, device, seed: int) -> dict:
         rh = random_heads(r_h, top, cfg["n_top"], cfg["random_same_layer"], gen)
         with masked_heads(model, rh, cfg["mode"]):
             hits_rand.append(token_hits(model, probe, needle)[0])
-    # accuracies and drops from integer hit counts (exact up to one final rounding)
-    acc, acc_top, acc_rand = hits / n_needle, hits_top / n_needle, [h / n_needle for h in hits_rand]
-    drop_top = (hits - hits_top) / n_needle
-    drop_random = (cfg["n_random"] * hits - sum(hits_rand)) / (cfg["n_random"] * n_needle)
-    ablations = {}
-    for mode in ("uniform", "zero", "mean"):
-        with masked_heads(model, top, mode):
-            ablations[mode] = token_accuracy(model, probe, needle)
-    n_all = cfg["n_heads"] * cfg["n_layers"]
+    n_all = r_h.numel()
     order = {"top": top_heads(r_h, k=n_all), "bottom": top_heads(-r_h, k=n_all),
              "random": random_heads(r_h, [], n_all, False, gen)}
     mask_curve = {}
     for mode in ("uniform", "zero", "mean"):
         for name, heads in order.items():
-            accs = [acc]
+            accs = [hits / n_needle]
             for kk in range(1, n_all):
                 with masked_heads(model, heads[:kk], mode):
                     accs.append(token_accuracy(model, probe, needle))
             mask_curve[f"{mode}/{name}"] = accs
-    # R_h on the reasoning traces themselves (lookup targets as needles)
     tr = tasks.traces(cfg["n_probe"], vocab, hops=cfg["hops"], n_distract=cfg["n_distract"], generator=gen)
-    lk = (tr.stype == 1) & (torch.roll(tr.stype, 1, 1) == 1) & (torch.roll(tr.idx, -1, 1) == tasks.NL)
-    r_h_traces = retrieval_scores(model, tr.idx.to(device), lk.to(device))
-    t_base = time.perf_counter() - t0
+    look = tr.stype == tasks.LOOKUP  # the binding's two copied tokens (y, c): needles of the traces
+    needles = look & torch.roll(look, 1, 1) & (tr.idx != tasks.NL)
+    r_h_traces = retrieval_scores(model, tr.idx.to(device), needles.to(device))
+    return {"r_h": r_h.tolist(), "r_h_traces": r_h_traces.tolist(), "top": top,
+            "top_heads": [list(h) for h in top], "head_order": [list(h) for h in order["top"]],
+            "probe_acc": hits / n_needle, "probe_acc_top_masked": hits_top / n_needle,
+            "probe_acc_random_masked": [h / n_needle for h in hits_rand],
+            "drop_top": (hits - hits_top) / n_needle,
+            "drop_random": (cfg["n_random"] * hits - sum(hits_rand)) / (cfg["n_random"] * n_needle),
+            "ablations": {m: c[len(top)] for m, c in mask_curve.items() if m.endswith("/top")},
+            "mask_curve": mask_curve, "order": order["top"]}
 
-    # 2. score the pool
-    pool = tasks.make_pool(cfg["pool"], vocab, frac=cfg["frac"], hops=cfg["hops"], n_distract=cfg["n_distract"],
-                           padded_filler=cfg["padded_filler"], noise=cfg["noise"], wrong_p=cfg["wrong_p"],
-                           generator=gen).to(device)
-    ts = time.perf_counter()
-    sc = attention_influence(model, top, pool.idx, pool.step, form=cfg["form"], eps=cfg["eps"],
-                             sample=cfg["sample"], mode=cfg["mode"])
-    t_score = time.perf_counter() - ts
-    s_n = sc["step_ais"].shape[1]
-    stype = torch.zeros(len(pool), s_n, dtype=torch.long, device=device)
+
+def make_pool(name: str, cfg: dict, vocab, gen) -> tasks.TraceBatch:
+    """The pool ``name`` (``"contrast"`` or ``"natural"``) of a config."""
+    checks.one_of("name", name, POOLS)
+    if name == "contrast":
+        return tasks.contrast_pool(cfg["pool"], vocab, frac=cfg["frac"], hops=cfg["hops"],
+                                   n_distract=cfg["n_distract"], padded_filler=cfg["padded_filler"],
+                                   noise=cfg["noise"], wrong_p=cfg["wrong_p"], generator=gen)
+    return tasks.natural_pool(cfg["pool"], vocab, hops=cfg["hops"], n_distract=cfg["n_distract"], generator=gen)
+
+
+def _step_types(pool: tasks.TraceBatch, n_steps: int) -> torch.Tensor:
+    """The type of every step ``(N, S)`` (0 for empty steps)."""
+    stype = torch.zeros(len(pool), n_steps, dtype=torch.long, device=pool.idx.device)
     st = pool.step[:, 1:]
     stype.scatter_(1, st.clamp_min(0), pool.stype[:, 1:] * (st >= 0))
+    return stype
+
+
+def _traits(pool: tasks.TraceBatch) -> dict:
+    """Per-trace facts the picks are described by (never seen by any selector)."""
+    flawless = pool.correct & ~pool.skipped & (pool.slips == 0)
+    if int(pool.kind[0]) != tasks.KINDS.index("natural"):
+        flawless = flawless & (pool.kind == 0)
+    return {"flawless": flawless.double(), "hops": pool.hops.double(), "fillers": pool.fillers.double(),
+            "slips": (pool.slips > 0).double(), "skipped": pool.skipped.double(), "correct": pool.correct.double(),
+            **{k: (pool.kind == i).double() for i, k in enumerate(tasks.KINDS[:3])}}
+
+
+def _score_pool(name, cfg, model, heads, vocab, gen, device, order) -> tuple[tasks.TraceBatch, dict, dict]:
+    pool = make_pool(name, cfg, vocab, gen).to(device)
+    sc = attention_influence(model, heads, pool.idx, pool.step, form=cfg["form"], eps=cfg["eps"],
+                             sample=cfg["sample"], mode=cfg["mode"])
+    s_n = sc["step_ais"].shape[1]
+    stype = _step_types(pool, s_n)
     valid = sc["step_size"] > 0
-    clean = (pool.kind == 0)[:, None] & valid
+    # the note's step claim is about clean traces of the contrast pool; on the natural pool every trace counts
+    rows = (pool.kind == 0) if name == "contrast" else torch.ones(len(pool), dtype=torch.bool, device=device)
+    scope = rows[:, None] & valid
     step_stats = {}
-    for i, name in enumerate(tasks.STEP_TYPES[1:], start=1):
-        m = clean & (stype == i)
-        step_stats[name] = {"ais": float(sc["step_ais"][m].mean()),
-                            "abs": float((sc["step_ref"] - sc["step_base"])[m].mean()),
-                            "base": float(sc["step_base"][m].mean()), "ref": float(sc["step_ref"][m].mean())}
-    lf = clean & ((stype == 1) | (stype == 2))
-    auroc = float(roc_auc_score((stype[lf] == 1).cpu().numpy(), sc["step_ais"][lf].cpu().numpy()))
+    for i, tname in enumerate(tasks.STEP_TYPES[1:], start=1):
+        m = scope & (stype == i)
+        if m.any():
+            step_stats[tname] = {"ais": float(sc["step_ais"][m].mean()),
+                                 "abs": float((sc["step_ref"] - sc["step_base"])[m].mean()),
+                                 "base": float(sc["step_base"][m].mean()), "ref": float(sc["step_ref"][m].mean()),
+                                 "n": int(m.sum())}
+    lf = scope & ((stype == tasks.LOOKUP) | (stype == tasks.FILLER))
+    y = (stype[lf] == tasks.LOOKUP).cpu().numpy()
+    auroc = float(roc_auc_score(y, sc["step_ais"][lf].cpu().numpy())) if 0 < y.sum() < len(y) else float("nan")
     n_top = max(1, int(round(cfg["top_frac"] * len(pool))))
-    lengths = pool.lengths.to(device)
+    traits = {k: v.to(device) for k, v in _traits(pool).items()}
     picks = {}
-    for name in ("air", "length", "entropy", "loss", "random"):
-        idx = select(name, sc, lengths, n_top, generator=gen)
-        kinds = torch.bincount(pool.kind[idx], minlength=3).double() / n_top
-        picks[name] = {k: float(kinds[i]) for i, k in enumerate(tasks.KINDS)}
+    for sel in SELECTORS:
+        idx = select(sel, sc, pool.lengths, n_top, generator=gen)
+        picks[sel] = {k: float(v[idx].mean()) for k, v in traits.items()}
+    picks["pool"] = {k: float(v.mean()) for k, v in traits.items()}
+    out = {"step_stats": step_stats, "auroc_lookup": auroc, "picks": picks,
+           "examples": _examples(name, pool, sc, stype, valid, model, order, cfg["mode"])}
+    m_cl = scope[: min(len(pool), 300)]
+    out["step_sample"] = {"ais": sc["step_ais"][: m_cl.shape[0]][m_cl].tolist(),
+                          "stype": stype[: m_cl.shape[0]][m_cl].tolist(), "row": m_cl.nonzero()[:, 0].tolist()}
+    return pool, sc, out
 
-    # a few pool traces for the trace viewer, with step losses for 0..n_all-1 masked heads (top-R_h order)
-    ex_rows = [row for kind in range(3) for row in (pool.kind == kind).nonzero().flatten()[:3].tolist()]
-    ex_t = int(pool.lengths[ex_rows].max())
-    ex_idx, ex_step = pool.idx[ex_rows, :ex_t], pool.step[ex_rows, :ex_t]
-    ref_by_k = [method_step_losses(model, ex_idx, ex_step, s_n)[0]]
-    for kk in range(1, n_all):
-        with masked_heads(model, order["top"][:kk], cfg["mode"]):
-            ref_by_k.append(method_step_losses(model, ex_idx, ex_step, s_n)[0])
-    examples = []
-    for e, row in enumerate(ex_rows):
-        n_tok = int(pool.lengths[row])
-        n_st = int(valid[row].sum())
-        examples.append({"kind": tasks.KINDS[int(pool.kind[row])], "tokens": pool.idx[row, :n_tok].tolist(),
-                         "step": pool.step[row, :n_tok].tolist(), "stype": stype[row, :n_st].tolist(),
-                         "base": sc["step_base"][row, :n_st].tolist(), "ref": sc["step_ref"][row, :n_st].tolist(),
-                         "ref_by_k": [r[e, :n_st].tolist() for r in ref_by_k],
-                         "sample_ais": float(sc["sample_ais"][row])})
-    m_cl = clean[: min(len(pool), 300)]
-    step_sample = {"ais": sc["step_ais"][: m_cl.shape[0]][m_cl].tolist(),
-                   "stype": stype[: m_cl.shape[0]][m_cl].tolist(),
-                   "row": m_cl.nonzero()[:, 0].tolist()}
 
-    # 3. students
-    acc_sel: dict[str, list[float]] = {name: [] for name in cfg["selectors"]}
-    acc_w: dict[str, list[float]] = {"uniform": [], "weighted": []}
-    for rep in range(cfg["n_student_seeds"] if (cfg["selectors"] or cfg["weighting"]) else 0):
-        sgen = torch.Generator().manual_seed(seed * 1000 + rep + 1)
-        s0 = _student(cfg, vocab, device, sgen, init_state, model)
-        s_state = training.lm_state(s0)
-        for name in cfg["selectors"]:
-            rows = select(name, sc, lengths, cfg["k"], generator=sgen)
-            st_m = training.copy_model(s0, s_state)
-            training.sft(st_m, pool.subset(rows.cpu()).to(device), steps=cfg["sft_steps"], batch=cfg["sft_batch"],
-                         lr=cfg["sft_lr"], generator=torch.Generator().manual_seed(seed + 7))
-            acc_sel[name].append(training.greedy_correct(st_m, vocab, hops=cfg["eval_hops"], n=cfg["n_eval"],
-                                                          n_distract=cfg["n_distract"],
-                                                          generator=torch.Generator().manual_seed(10_000 + seed),
-                                                          device=device))
-        if cfg["weighting"]:
+def _example_rows(name: str, pool: tasks.TraceBatch) -> list[int]:
+    if name == "contrast":
+        return [row for kind in range(3) for row in (pool.kind == kind).nonzero().flatten()[:3].tolist()]
+    t = _traits(pool)
+    rows = []
+    for key in ("flawless", "fillers", "slips", "skipped"):
+        cand = (t[key] >= (2 if key == "fillers" else 1)).nonzero().flatten().tolist()
+        rows += [r for r in cand if r not in rows][:2]
+    return rows
+
+
+def _examples(name, pool, sc, stype, valid, model, order, mode) -> list[dict]:
+    """A few traces for the trace viewer, with step losses for 0..n_heads-1 masked heads (top-R_h order)."""
+    rows = _example_rows(name, pool)
+    if not rows:
+        return []
+    t = int(pool.lengths[rows].max())
+    idx, step = pool.idx[rows, :t], pool.step[rows, :t]
+    s_n = sc["step_ais"].shape[1]
+    by_k = [step_losses(model, idx, step, s_n)[0]]
+    for kk in range(1, len(order)):
+        with masked_heads(model, order[:kk], mode):
+            by_k.append(step_losses(model, idx, step, s_n)[0])
+    out = []
+    for e, row in enumerate(rows):
+        n_tok, n_st = int(pool.lengths[row]), int(valid[row].sum())
+        out.append({"kind": tasks.KINDS[int(pool.kind[row])], "tokens": pool.idx[row, :n_tok].tolist(),
+                    "step": pool.step[row, :n_tok].tolist(), "stype": stype[row, :n_st].tolist(),
+                    "ref_by_k": [r[e, :n_st].tolist() for r in by_k], "sample_ais": float(sc["sample_ais"][row]),
+                    "correct": bool(pool.correct[row]), "slips": int(pool.slips[row]),
+                    "skipped": bool(pool.skipped[row]), "fillers": int(pool.fillers[row])})
+    return out
+
+
+def _fit_and_eval(cfg, init, data, vocab, seed, device, step_w=None, desc="SFT") -> dict:
+    """Fine-tune a copy of ``init`` on ``data`` (fixed minibatch sequence) and evaluate on held-out problems."""
+    student = training.copy_model(init, training.lm_state(init))
+    training.sft(student, data, steps=cfg["sft_steps"], batch=cfg["sft_batch"], lr=cfg["sft_lr"], step_w=step_w,
+                 generator=torch.Generator().manual_seed(seed + 7), desc=desc)
+    bindings = cfg["hops"][1] + cfg["n_distract"][1]
+    out = training.greedy_correct(student, vocab, hops=cfg["eval_hops"], n=cfg["n_eval"], context_bindings=bindings,
+                                  generator=torch.Generator().manual_seed(10_000 + seed), device=device)
+    if cfg["n_eval_in_range"]:
+        lo = max(cfg["hops"][0], cfg["hops"][1] - 1)
+        out["in_range"] = training.greedy_correct(student, vocab, hops=(lo, cfg["hops"][1]),
+                                                  n=cfg["n_eval_in_range"], context_bindings=bindings,
+                                                  generator=torch.Generator().manual_seed(20_000 + seed),
+                                                  device=device)["correct"]
+    return out
+
+
+def run(config: dict, device, seed: int) -> dict:
+    """Run the experiment; return plain numbers (see the module docstring)."""
+    cfg = _check(config)
+    seed = checks.seed("seed", seed)
+    device = checks.device("device", device)
+    t0 = time.perf_counter()
+    torch.manual_seed(seed)
+    gen = torch.Generator().manual_seed(seed)
+    vocab = tasks.Vocab(cfg["n_vars"])
+    stages = ["scoring model", "retrieval heads"] + [f"score {p} pool" for p in cfg["pools"]]
+    stages += ["student"] if cfg["selectors"] or cfg["weighting"] else []
+    stages += [f"select from {p}" for p in cfg["pools"] if cfg["selectors"]]
+    stages += [f"step weighting on {p}" for p in cfg["weighting"]]
+    res: dict = {"pools": {}, "students": {}, "weighting": {}, "n_vars": cfg["n_vars"], "n_eval": cfg["n_eval"]}
+    scored = {}
+    for stage in progress.stages(stages, desc="air_reasoning"):
+        if stage == "scoring model":
+            model = _model(cfg["base"], "base", seed, device)
+            if model.cfg.vocab_size != vocab.size:
+                raise ValueError(f"the scoring model's vocabulary ({model.cfg.vocab_size}) does not fit n_vars="
+                                 f"{cfg['n_vars']}")
+            res["seconds_base"] = time.perf_counter() - t0
+        elif stage == "retrieval heads":
+            heads = _heads(cfg, model, vocab, gen, device)
+            top, order = heads.pop("top"), heads.pop("order")
+            res.update(heads)
+        elif stage.startswith("score "):
+            name = stage.split()[1]
+            ts = time.perf_counter()
+            pool, sc, res["pools"][name] = _score_pool(name, cfg, model, top, vocab, gen, device, order)
+            res["pools"][name]["seconds"] = time.perf_counter() - ts
+            scored[name] = (pool, sc)
+        elif stage == "student":
+            init = _model(cfg["student"], "student", seed + 1, device)
+        elif stage.startswith("select from "):
+            name = stage.split()[-1]
+            pool, sc = scored[name]
+            sgen = torch.Generator().manual_seed(seed * 1000 + 1)
+            res["students"][name] = {
+                sel: _fit_and_eval(cfg, init, pool.subset(select(sel, sc, pool.lengths, cfg["k"], generator=sgen)),
+                                   vocab, seed, device, desc=f"SFT {name}/{sel}")
+                for sel in cfg["selectors"]}
+        else:
+            name = stage.split()[-1]
+            pool, sc = scored[name]
             w = step_weights(sc["step_ais"], sc["step_size"], kind=cfg["weight_kind"], lam=cfg["lam"],
                              w_min=cfg["w_min"], w_max=cfg["w_max"])
-            for name, sw in (("uniform", None), ("weighted", w)):
-                st_m = training.copy_model(s0, s_state)
-                training.sft(st_m, pool, steps=cfg["sft_steps"], batch=cfg["sft_batch"], lr=cfg["sft_lr"], step_w=sw,
-                             generator=torch.Generator().manual_seed(seed + 7))
-                acc_w[name].append(training.greedy_correct(st_m, vocab, hops=cfg["eval_hops"], n=cfg["n_eval"],
-                                                            n_distract=cfg["n_distract"],
-                                                            generator=torch.Generator().manual_seed(10_000 + seed),
-                                                            device=device))
-    return {
-        "r_h": r_h.tolist(), "r_h_traces": r_h_traces.tolist(), "top_heads": [list(h) for h in top],
-        "head_order": [list(h) for h in order["top"]],
-        "probe_acc": acc, "probe_acc_top_masked": acc_top, "probe_acc_random_masked": acc_rand,
-        "drop_top": drop_top, "drop_random": drop_random, "ablations": ablations,
-        "step_stats": step_stats, "auroc_lookup": auroc, "picks": picks,
-        "mask_curve": mask_curve, "examples": examples, "step_sample": step_sample, "n_vars": cfg["n_vars"],
-        "n_eval": cfg["n_eval"], "student_correct": acc_sel, "weighting_correct": acc_w,
-        "student_acc": {k: _acc(v, cfg["n_eval"]) for k, v in acc_sel.items()},
-        "weighting_acc": {k: _acc(v, cfg["n_eval"]) for k, v in acc_w.items()},
-        "sample_ais_by_kind": {k: float(sc["sample_ais"][pool.kind == i].mean()) for i, k in enumerate(tasks.KINDS)},
-        "loss_curve": curve[:: max(1, len(curve) // 50)],
-        "seconds_base": t_base, "seconds_scoring": t_score, "seconds": time.perf_counter() - t0,
-        "config": {k: (list(v) if isinstance(v, tuple) else v) for k, v in cfg.items()},
-    }
+            res["weighting"][name] = {
+                label: _fit_and_eval(cfg, init, pool, vocab, seed, device, step_w=sw, desc=f"SFT {name}/{label}")
+                for label, sw in (("uniform", None), ("weighted", w))}
+    res["seconds"] = time.perf_counter() - t0
+    res["config"] = {k: (list(v) if isinstance(v, tuple) else v) for k, v in cfg.items()}
+    return res

@@ -1,19 +1,20 @@
 """AIR (Liu et al., arXiv 2512.13279): retrieval heads, the weakened reference model, the Attention
-Influence Score (AIS), AIS-based step weights and top-K sample selection.
+Influence Score (AIS), AIS-based step weights and top-K sample selection (docs/papers/air_reasoning.md).
 
-* :func:`retrieval_scores` — Wu et al.'s copy-paste rule (note §3.1): head ``h`` copy-pastes needle token
-  ``w_t`` iff the position of its maximum attention (from the row that predicts ``w_t``) holds ``w_t``;
-  ``R_h`` is the fraction of needle tokens it copy-pastes.
-* :func:`top_heads` — the top-``delta`` fraction of heads by ``R_h`` (``H_crit``).
-* :func:`masked_heads` — the reference model ``theta_ref`` (note §3.2): the chosen heads attend uniformly
-  over the visible positions (``a_ij = 1/(i+1)``, causal), implemented as a head hook of the shared
-  attention block; ``"zero"`` and ``"mean"`` ablations for comparison.
-* :func:`step_losses` / :func:`attention_influence` — step and sample AIS (note §3.3):
-  ``AIS(s) = (L_ref(s) - L_base(s)) / max(L_base(s), eps)`` (relative, default; *inferred*) or the absolute
-  difference; the sample score is the same over all response tokens (length-neutral mean, *inferred*) or
-  the mean of the step scores.
-* :func:`step_weights` / :func:`weighted_sft_loss` — step-weighted SFT (note §3.4; the map is *inferred*).
-* :func:`select_top_k` — budgeted selection by a score.
+* :func:`retrieval_scores`: Wu et al.'s copy-paste rule (paper, method section, retrieval-head
+  identification): head ``h`` copy-pastes needle token ``w_t`` iff the position of its maximum attention (from
+  the row that predicts ``w_t``) holds ``w_t`` (C1, C2); ``R_h = |g_h| / |k|`` is the share of needle tokens it
+  copy-pastes.
+* :func:`top_heads`: the top-``delta`` fraction of heads by ``R_h`` (``H_crit``).
+* :func:`masked_heads`: the reference model ``theta_ref``: the chosen heads attend uniformly over the visible
+  positions (``a_ij = 1/N_i``, ``N_i = i + 1`` under the causal mask), a head hook of the shared attention block;
+  ``"zero"`` and ``"mean"`` ablations for comparison.
+* :func:`step_losses` / :func:`attention_influence`: step and sample AIS, the loss divergence of the two models:
+  ``AIS(s) = (L_ref(s) - L_base(s)) / max(L_base(s), eps)`` (relative, default; *inferred* form) or the absolute
+  difference; the sample score is the same over all response tokens (a length-neutral mean, *inferred*) or the
+  mean of the step scores.
+* :func:`step_weights` / :func:`weighted_sft_loss`: step-weighted SFT (the AIS-to-weight map is *inferred*).
+* :func:`select_top_k`: budgeted selection by a score.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from collections.abc import Iterable, Iterator
 
 import torch
 
+from icml26 import checks
 from icml26.nn.attention import attention_modules
 from icml26.nn.tiny_gpt import token_losses
 
@@ -30,8 +32,15 @@ ABLATIONS = ("uniform", "zero", "mean")
 
 
 def _check_idx(idx: torch.Tensor, name: str = "idx") -> None:
-    if not isinstance(idx, torch.Tensor) or idx.dim() != 2 or idx.dtype != torch.long or idx.shape[1] < 2:
-        raise ValueError(f"{name} must be a long tensor (B, T) with T >= 2; got {getattr(idx, 'shape', idx)!r}")
+    checks.tensor(name, idx, ndim=2, dtype_kind="int")
+    if idx.shape[1] < 2:
+        raise ValueError(f"{name} must be a long tensor (B, T) with T >= 2; got shape {tuple(idx.shape)}")
+
+
+def _check_mask(name: str, mask, idx: torch.Tensor) -> None:
+    if not isinstance(mask, torch.Tensor) or mask.shape != idx.shape or mask.dtype != torch.bool:
+        raise ValueError(f"{name} must be a bool tensor of shape {tuple(idx.shape)}; got "
+                         f"{getattr(mask, 'dtype', type(mask).__name__)} {tuple(getattr(mask, 'shape', ()))}")
 
 
 @torch.no_grad()
@@ -43,8 +52,7 @@ def retrieval_scores(model, idx: torch.Tensor, needle: torch.Tensor) -> torch.Te
     (C2). ``R_h`` = copy-pasted needle tokens / needle tokens.
     """
     _check_idx(idx)
-    if not isinstance(needle, torch.Tensor) or needle.shape != idx.shape or needle.dtype != torch.bool:
-        raise ValueError(f"needle must be a bool tensor of shape {tuple(idx.shape)}")
+    _check_mask("needle", needle, idx)
     if needle[:, 0].any():
         raise ValueError("needle must not mark position 0 (it has no predicting row)")
     n = int(needle.sum())
@@ -64,14 +72,12 @@ def retrieval_scores(model, idx: torch.Tensor, needle: torch.Tensor) -> torch.Te
 
 def top_heads(scores: torch.Tensor, delta: float | None = None, k: int | None = None) -> list[tuple[int, int]]:
     """The heads with the largest ``R_h``: ``k`` of them, or ``max(1, round(delta * n_heads_total))``."""
-    if not isinstance(scores, torch.Tensor) or scores.dim() != 2:
-        raise ValueError("scores must be a (n_layers, n_heads) tensor")
+    checks.tensor("scores", scores, ndim=2)
     if (delta is None) == (k is None):
         raise ValueError("give exactly one of delta and k")
     total = scores.numel()
     if k is None:
-        if not 0 < delta <= 1:
-            raise ValueError(f"delta must lie in (0, 1]; got {delta}")
+        delta = checks.in_range("delta", delta, 0.0, 1.0, low_open=True)
         k = max(1, round(delta * total))
     if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= total:
         raise ValueError(f"k must be an integer in [1, {total}]; got {k!r}")
@@ -81,19 +87,19 @@ def top_heads(scores: torch.Tensor, delta: float | None = None, k: int | None = 
 
 
 def uniform_head_output(values: torch.Tensor) -> torch.Tensor:
-    """Output of causal heads with uniform attention over visible positions: ``O_i = mean_{j<=i} v_j``."""
+    """Output of causal heads with uniform attention over visible positions: ``O_i = mean_{j<=i} v_j``
+    (``values`` ``(..., S, d)``)."""
+    checks.tensor("values", values, ndim=(2, 3, 4))
     s = values.shape[-2]
     count = torch.arange(1, s + 1, device=values.device, dtype=values.dtype).view(-1, 1)
     return values.cumsum(-2) / count
 
 
-@contextlib.contextmanager
-def masked_heads(model, heads: Iterable[tuple[int, int]], mode: str = "uniform") -> Iterator[None]:
-    """Within the block the given ``(layer, head)`` pairs are ablated: ``"uniform"`` attention over the
-    visible positions (the paper's ``theta_ref``), ``"zero"`` output, or ``"mean"`` (output replaced by its
-    mean over batch and positions)."""
-    if mode not in ABLATIONS:
-        raise ValueError(f"mode must be one of {ABLATIONS}; got {mode!r}")
+def masked_heads(model, heads: Iterable[tuple[int, int]], mode: str = "uniform"):
+    """A context manager within which the given ``(layer, head)`` pairs are ablated: ``"uniform"`` attention over
+    the visible positions (the paper's ``theta_ref``), ``"zero"`` output, or ``"mean"`` (output replaced by its
+    mean over batch and positions). The arguments are checked at the call, before the block runs."""
+    checks.one_of("mode", mode, ABLATIONS)
     mods = attention_modules(model)
     by_layer: dict[int, list[int]] = {}
     for pair in heads:
@@ -102,17 +108,20 @@ def masked_heads(model, heads: Iterable[tuple[int, int]], mode: str = "uniform")
         if not ok or not 0 <= pair[0] < len(mods) or not 0 <= pair[1] < mods[pair[0]].n_heads:
             raise ValueError(f"heads must be (layer, head) pairs with 0 <= layer < {len(mods)} and "
                              f"0 <= head < {mods[0].n_heads}; got {pair!r}")
-        layer, head = pair
-        by_layer.setdefault(layer, []).append(head)
+        if mode == "uniform" and not mods[pair[0]].causal:
+            raise ValueError("uniform masking of heads is implemented for causal heads")
+        by_layer.setdefault(pair[0], []).append(pair[1])
+    return _hooked(mods, by_layer, mode)
 
+
+@contextlib.contextmanager
+def _hooked(mods, by_layer: dict, mode: str) -> Iterator[None]:
     def make_hook(hs):
         sel = torch.tensor(sorted(set(hs)))
 
         def hook(module, res):
             out = res.out.clone()
             if mode == "uniform":
-                if not module.causal:
-                    raise ValueError("uniform masking is implemented for causal heads")
                 out[:, sel] = uniform_head_output(res.values[:, sel]).to(out.dtype)
             elif mode == "zero":
                 out[:, sel] = 0
@@ -134,8 +143,7 @@ def masked_heads(model, heads: Iterable[tuple[int, int]], mode: str = "uniform")
 def token_hits(model, idx: torch.Tensor, target: torch.Tensor) -> tuple[int, int]:
     """Teacher-forced argmax hits on the tokens ``target`` ``(B, T)`` marks, and their number (integers)."""
     _check_idx(idx)
-    if not isinstance(target, torch.Tensor) or target.shape != idx.shape or target.dtype != torch.bool:
-        raise ValueError(f"target must be a bool tensor of shape {tuple(idx.shape)}")
+    _check_mask("target", target, idx)
     pred = model(idx).argmax(-1)
     hit = pred[:, :-1] == idx[:, 1:]
     m = target[:, 1:]
@@ -158,8 +166,11 @@ def step_losses(model, idx: torch.Tensor, step: torch.Tensor, n_steps: int | Non
     ``-log p(x_t | x_<t)`` counts for ``step[:, t]``. Steps with no token have size 0 and loss 0.
     """
     _check_idx(idx)
+    checks.tensor("step", step, dtype_kind="int")
     if step.shape != idx.shape:
         raise ValueError(f"step must have the shape of idx {tuple(idx.shape)}; got {tuple(step.shape)}")
+    if n_steps is not None and checks.positive_int("n_steps", n_steps) < int(step.max()) + 1:
+        raise ValueError(f"n_steps must be >= the number of steps ({int(step.max()) + 1}); got {n_steps}")
     tl = token_losses(model, idx).double()
     st = step[:, 1:]
     s = int(step.max()) + 1 if n_steps is None else n_steps
@@ -176,10 +187,10 @@ def step_losses(model, idx: torch.Tensor, step: torch.Tensor, n_steps: int | Non
 
 def influence(l_ref: torch.Tensor, l_base: torch.Tensor, form: str = "relative", eps: float = 1e-3) -> torch.Tensor:
     """``(L_ref - L_base) / max(L_base, eps)`` (``"relative"``, default) or ``L_ref - L_base`` (``"absolute"``)."""
-    if form not in ("relative", "absolute"):
-        raise ValueError(f"form must be 'relative' or 'absolute'; got {form!r}")
-    if not eps > 0:
-        raise ValueError(f"eps must be > 0; got {eps}")
+    checks.one_of("form", form, ("relative", "absolute"))
+    checks.positive_number("eps", eps)
+    checks.tensor("l_ref", l_ref, nonempty=False)
+    checks.tensor("l_base", l_base, nonempty=False)
     if l_ref.shape != l_base.shape:
         raise ValueError("l_ref and l_base must have the same shape")
     diff = l_ref - l_base
@@ -197,8 +208,10 @@ def attention_influence(model, heads, idx: torch.Tensor, step: torch.Tensor, *, 
     ``entropy`` (mean predictive entropy of the base model over the response, for the entropy baseline).
     ``sample="tokens"``: the score of the whole response (token mean); ``"steps"``: the mean of step AIS.
     """
-    if sample not in ("tokens", "steps"):
-        raise ValueError(f"sample must be 'tokens' or 'steps'; got {sample!r}")
+    checks.one_of("sample", sample, ("tokens", "steps"))
+    checks.one_of("form", form, ("relative", "absolute"))
+    checks.one_of("mode", mode, ABLATIONS)
+    checks.positive_number("eps", eps)
     if isinstance(idx, torch.Tensor) and idx.dim() == 2 and idx.shape[0] == 0:
         raise ValueError("idx must hold at least one trace; got an empty pool")
     _check_idx(idx)
@@ -245,12 +258,18 @@ def step_weights(step_ais: torch.Tensor, step_size: torch.Tensor, *, kind: str =
     ``"zclip"``: ``clip(1 + lam * z_s, w_min, w_max)`` with ``z_s`` the per-sample z-score of AIS;
     ``"softmax"``: ``S * softmax(AIS / tau)`` with ``tau`` the per-sample std unless given; ``"uniform"``: 1.
     """
-    if kind not in ("zclip", "softmax", "uniform"):
-        raise ValueError(f"kind must be 'zclip', 'softmax' or 'uniform'; got {kind!r}")
+    checks.one_of("kind", kind, ("zclip", "softmax", "uniform"))
+    checks.tensor("step_ais", step_ais, ndim=2)
+    checks.tensor("step_size", step_size, ndim=2)
     if step_ais.shape != step_size.shape:
         raise ValueError("step_ais and step_size must have the same shape")
-    if not 0 <= w_min <= w_max:
-        raise ValueError(f"need 0 <= w_min <= w_max; got {w_min}, {w_max}")
+    checks.finite_number("lam", lam)
+    checks.nonnegative_number("w_min", w_min)
+    checks.nonnegative_number("w_max", w_max)
+    if not w_min <= w_max:
+        raise ValueError(f"need w_min <= w_max; got w_min={w_min}, w_max={w_max}")
+    if tau is not None:
+        checks.positive_number("tau", tau)
     valid = step_size > 0
     v = valid.to(step_ais.dtype)
     n = v.sum(1, keepdim=True).clamp_min(1)
@@ -270,6 +289,11 @@ def step_weights(step_ais: torch.Tensor, step_size: torch.Tensor, *, kind: str =
 def token_weights(weights: torch.Tensor, step: torch.Tensor) -> torch.Tensor:
     """Spread step weights ``(B, S)`` onto target tokens ``(B, T-1)`` and renormalise each sample so that its
     total weight equals its number of response tokens (weighting only moves emphasis between steps)."""
+    checks.tensor("weights", weights, ndim=2)
+    checks.tensor("step", step, ndim=2, dtype_kind="int")
+    if weights.shape[0] != step.shape[0] or bool((weights < 0).any()):
+        raise ValueError(f"weights must be non-negative with one row per trace ({step.shape[0]}); got "
+                         f"{tuple(weights.shape)}")
     st = step[:, 1:]
     valid = st >= 0
     w = weights.gather(1, st.clamp_min(0).clamp_max(weights.shape[1] - 1)) * valid
@@ -279,6 +303,8 @@ def token_weights(weights: torch.Tensor, step: torch.Tensor) -> torch.Tensor:
 
 def weighted_sft_loss(token_loss: torch.Tensor, tok_w: torch.Tensor) -> torch.Tensor:
     """``sum w_t l_t / sum_t [response token]`` over the batch (``tok_w`` from :func:`token_weights`)."""
+    checks.tensor("token_loss", token_loss, ndim=2)
+    checks.tensor("tok_w", tok_w, ndim=2)
     if token_loss.shape != tok_w.shape:
         raise ValueError(f"token_loss and tok_w must match; got {tuple(token_loss.shape)}, {tuple(tok_w.shape)}")
     return (token_loss * tok_w).sum() / (tok_w > 0).sum().clamp_min(1)
@@ -286,8 +312,7 @@ def weighted_sft_loss(token_loss: torch.Tensor, tok_w: torch.Tensor) -> torch.Te
 
 def select_top_k(scores: torch.Tensor, k: int) -> torch.Tensor:
     """Indices of the ``k`` largest scores (stable order on ties)."""
-    if not isinstance(scores, torch.Tensor) or scores.dim() != 1:
-        raise ValueError("scores must be a 1-D tensor")
+    checks.tensor("scores", scores, ndim=1, nonempty=False, finite=False)
     if scores.numel() == 0:
         raise ValueError("scores must score at least one sample; got an empty pool")
     if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= scores.numel():

@@ -1,41 +1,65 @@
-"""Training and evaluation loops of the AIR experiment (note §7): the scoring ("base") model, the student's
-pre-training on copy probes, (weighted) SFT on a selected subset, and greedy-decoding evaluation.
+"""Training and evaluation loops of the AIR experiment: pre-training (the scoring model and the student's
+initialisation), (weighted) SFT on a selected subset, and evaluation by greedy decoding.
 
-One training recipe (AdamW, cosine schedule, clipping) is used for every selector, so methods and baselines
-share the same budget (note §4).
+One training recipe (AdamW, warm-up + cosine schedule, clipping) is used for every selector, so methods and
+baselines share the same budget. Evaluation decodes up to the model's context limit (no per-question token
+budget): a student that writes many filler lines is never cut off before its answer.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import torch
-import torch.nn.functional as F
 
+from icml26 import checks, progress
 from icml26.nn.tiny_gpt import GPTConfig, TinyGPT, token_losses
 
 from . import tasks
 from .method import token_weights, weighted_sft_loss
 
 
+def build(cfg: GPTConfig) -> TinyGPT:
+    """A :class:`TinyGPT` of ``cfg`` on torch's fused attention kernel (attention maps, when asked for, and the
+    masking hooks still work), without the attention gate nobody here reads."""
+    if not isinstance(cfg, GPTConfig):
+        raise TypeError(f"cfg must be a GPTConfig; got {type(cfg).__name__}")
+    model = TinyGPT(replace(cfg, fused=True))
+    for attn in model.attentions:
+        attn.need_gate = False
+    return model
+
+
 def make_model(vocab: tasks.Vocab, d_model: int, n_heads: int, n_layers: int, context: int, device) -> TinyGPT:
     """A :class:`TinyGPT` (shared block) over the task vocabulary."""
-    cfg = GPTConfig(vocab_size=vocab.size, d_model=d_model, n_heads=n_heads, n_layers=n_layers, context=context)
-    return TinyGPT(cfg).to(device)
+    if not isinstance(vocab, tasks.Vocab):
+        raise TypeError(f"vocab must be a Vocab; got {type(vocab).__name__}")
+    device = checks.device("device", device)
+    cfg = GPTConfig(vocab_size=vocab.size, d_model=checks.positive_int("d_model", d_model),
+                    n_heads=checks.positive_int("n_heads", n_heads), n_layers=checks.positive_int("n_layers", n_layers),
+                    context=checks.positive_int("context", context))
+    return build(cfg).to(device)
 
 
 class AdamW:
-    """A minimal AdamW (decoupled weight decay, bias-corrected moments) with a warm-up + cosine schedule.
+    """A minimal AdamW (decoupled weight decay, bias-corrected moments) with a warm-up + cosine schedule and
+    gradient-norm clipping.
 
     Written out (a few tensor ops per parameter) because constructing ``torch.optim.AdamW`` imports
-    ``torch._dynamo``, which costs seconds of start-up in every short notebook run; the update is the standard one.
+    ``torch._dynamo``, which costs seconds of start-up in every short notebook run; the update is the standard one
+    (a test compares it with ``torch.optim.AdamW``).
     """
 
     def __init__(self, params, lr: float, steps: int, betas=(0.9, 0.98), eps: float = 1e-8,
                  weight_decay: float = 0.01, clip: float = 1.0):
         self.params = [p for p in params if p.requires_grad]
-        self.lr, self.steps, self.betas, self.eps = lr, max(1, steps), betas, eps
-        self.wd, self.clip = weight_decay, clip
+        if not self.params:
+            raise ValueError("params must hold at least one trainable tensor")
+        self.lr, self.steps = checks.positive_number("lr", lr), checks.positive_int("steps", steps)
+        self.betas, self.eps = betas, checks.positive_number("eps", eps)
+        self.wd, self.clip = checks.nonnegative_number("weight_decay", weight_decay), checks.nonnegative_number(
+            "clip", clip)
         self.warm = max(1, self.steps // 20)
         self.m = [torch.zeros_like(p) for p in self.params]
         self.v = [torch.zeros_like(p) for p in self.params]
@@ -75,47 +99,67 @@ def _lm_loss(model, idx, target):
     return (tl * m).sum() / m.sum()
 
 
-def pretrain(model, vocab: tasks.Vocab, *, steps: int, batch: int, lr: float, trace_frac: float, hops, n_distract: int,
-             n_pairs: int, n_queries: int, generator, device) -> list[float]:
+def pretrain(model, vocab: tasks.Vocab, *, steps: int, batch: int, lr: float, trace_frac: float, hops, n_distract,
+             n_pairs: int, n_queries: int, generator, device, desc: str = "pre-training") -> list[float]:
     """Pre-training on a mixture of copy probes (loss on the needles) and clean traces (loss on the response),
     ``trace_frac`` of each batch being traces.
 
-    The model never sees step types or pool kinds (note §10). ``trace_frac=0`` gives copy probes only
-    (the student's pre-training). Returns the loss curve.
+    The model never sees step types or pool kinds. ``trace_frac=0`` gives copy probes only. Returns the loss curve.
     """
+    checks.positive_int("steps", steps)
+    checks.positive_int("batch", batch)
+    checks.probability("trace_frac", trace_frac)
+    device = checks.device("device", device)
     opt = AdamW(model.parameters(), lr, steps)
     n_tr = int(round(trace_frac * batch))
     curve = []
     model.train()
-    for _ in range(steps):
-        probe, needle = tasks.copy_probes(batch - n_tr, vocab, n_pairs, n_queries, generator=generator)
-        loss = _lm_loss(model, probe.to(device), needle.to(device))
+    for _ in progress.steps(range(steps), desc=desc):
+        loss = torch.zeros((), device=device)
+        if n_tr < batch:
+            probe, needle = tasks.copy_probes(batch - n_tr, vocab, n_pairs, n_queries, generator=generator)
+            loss = _lm_loss(model, probe.to(device), needle.to(device)) * (batch - n_tr)
         if n_tr:
-            tr = tasks.traces(n_tr, vocab, hops=hops, n_distract=n_distract, generator=generator)
-            loss = (loss * (batch - n_tr) + _lm_loss(model, tr.idx.to(device), tr.response_mask.to(device)) * n_tr)
-            loss = loss / batch
+            tr = tasks.traces(n_tr, vocab, hops=hops, n_distract=n_distract, generator=generator).to(device)
+            loss = loss + _lm_loss(model, tr.idx, tr.response_mask) * n_tr
+        loss = loss / batch
         opt.step(loss)
         curve.append(float(loss.detach()))
     model.eval()
     return curve
 
 
+def step_sizes(step: torch.Tensor, n_steps: int) -> torch.Tensor:
+    """Number of target tokens of every step ``(B, n_steps)`` (token ``t`` counts for ``step[:, t]``, t >= 1)."""
+    checks.tensor("step", step, ndim=2, dtype_kind="int")
+    if checks.positive_int("n_steps", n_steps) < int(step.max()) + 1:
+        raise ValueError(f"n_steps must be >= the number of steps ({int(step.max()) + 1}); got {n_steps}")
+    st = step[:, 1:]
+    cnt = torch.zeros(step.shape[0], n_steps, device=step.device)
+    cnt.scatter_add_(1, st.clamp_min(0), (st >= 0).float())
+    return cnt
+
+
 def sft(model, data: tasks.TraceBatch, *, steps: int, batch: int, lr: float, step_w: torch.Tensor | None = None,
-        generator=None) -> list[float]:
+        generator=None, desc: str = "SFT") -> list[float]:
     """SFT on the response tokens of ``data`` (minibatches drawn with replacement), optionally with per-step
-    weights ``step_w`` ``(N, S)`` (note §3.4); ``None`` is uniform token-averaged SFT."""
-    if len(data) < 1:
-        raise ValueError("data must hold at least one trace")
-    if step_w is not None and step_w.shape[0] != len(data):
-        raise ValueError(f"step_w must have one row per trace ({len(data)}); got {tuple(step_w.shape)}")
-    opt = AdamW(model.parameters(), lr, steps)
+    weights ``step_w`` ``(N, S)`` (step-weighted fine-tuning); ``None`` is uniform token-averaged SFT."""
+    if not isinstance(data, tasks.TraceBatch) or len(data) < 1:
+        raise ValueError("data must be a TraceBatch holding at least one trace")
+    checks.positive_int("steps", steps)
+    checks.positive_int("batch", batch)
     n_s = int(data.step.max()) + 1
-    w_all = torch.ones(len(data), n_s, device=data.idx.device) if step_w is None else step_w.float()
+    if step_w is not None:
+        checks.tensor("step_w", step_w, shape=(len(data), None))
+        if step_w.shape[1] < n_s or bool((step_w < 0).any()):
+            raise ValueError(f"step_w must be non-negative with at least {n_s} columns; got {tuple(step_w.shape)}")
+    opt = AdamW(model.parameters(), lr, steps)
+    dev = data.idx.device
+    w_all = torch.ones(len(data), n_s, device=dev) if step_w is None else step_w[:, :n_s].float().to(dev)
     curve = []
     model.train()
-    for _ in range(steps):
-        rows = torch.randint(len(data), (min(batch, len(data)) if batch else len(data),), generator=generator)
-        rows = rows.to(data.idx.device)
+    for _ in progress.steps(range(steps), desc=desc):
+        rows = torch.randint(len(data), (min(batch, len(data)),), generator=generator).to(dev)
         idx, step = data.idx[rows], data.step[rows]
         t = int((idx != tasks.PAD).sum(1).max())
         idx, step = idx[:, :t], step[:, :t]
@@ -127,62 +171,72 @@ def sft(model, data: tasks.TraceBatch, *, steps: int, batch: int, lr: float, ste
     return curve
 
 
-def step_sizes(step: torch.Tensor, n_steps: int) -> torch.Tensor:
-    """Number of target tokens of every step ``(B, n_steps)``."""
-    st = step[:, 1:]
-    cnt = torch.zeros(step.shape[0], n_steps, device=step.device)
-    cnt.scatter_add_(1, st.clamp_min(0), (st >= 0).float())
-    return cnt
+@torch.no_grad()
+def decode(model, prompts: torch.Tensor, max_len: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    """Greedy continuation of equal-length ``prompts`` ``(B, P)`` up to ``max_len`` tokens in all (default: the
+    model's context limit), stopping early once every row has written ``ans`` and the token after it.
+
+    Returns the generated tokens ``(B, <= max_len - P)`` and, per row, whether it finished (wrote ``ans x``)."""
+    checks.tensor("prompts", prompts, ndim=2, dtype_kind="int")
+    limit = model.cfg.context if max_len is None else checks.positive_int("max_len", max_len)
+    if limit > model.cfg.context or limit <= prompts.shape[1]:
+        raise ValueError(f"max_len must lie in ({prompts.shape[1]}, context={model.cfg.context}]; got {limit}")
+    x = prompts
+    p = prompts.shape[1]
+    done = torch.zeros(x.shape[0], dtype=torch.bool, device=x.device)
+    while x.shape[1] < limit and not bool(done.all()):
+        nxt = model(x)[:, -1].argmax(-1, keepdim=True)
+        done |= x[:, -1] == tasks.ANS  # the token after `ans` is being written now
+        x = torch.cat([x, nxt], 1)
+    return x[:, p:], done
+
+
+def answers(gen: torch.Tensor) -> torch.Tensor:
+    """The token after the first ``ans`` of every generated row, or -1 where there is none."""
+    checks.tensor("gen", gen, ndim=2, dtype_kind="int", nonempty=False)
+    if gen.shape[1] < 2:
+        return torch.full((gen.shape[0],), -1, device=gen.device, dtype=torch.long)
+    is_ans = gen[:, :-1] == tasks.ANS
+    first = is_ans.float().argmax(1)
+    tok = gen.gather(1, (first + 1)[:, None]).squeeze(1)
+    return torch.where(is_ans.any(1), tok, torch.full_like(tok, -1))
 
 
 @torch.no_grad()
-def greedy_correct(model, vocab: tasks.Vocab, *, hops, n: int, n_distract: int, generator, device,
-                   max_extra: int = 8) -> int:
-    """Number of held-out questions solved by greedy decoding of the whole trace (note §10): a question counts
-    as solved when the first ``ans`` token the model writes is followed by the correct digit. Questions are
-    grouped by hop count so that every prompt in a group has the same length (no padding inside the prompt).
-    An integer, so that accuracy differences between selectors are exact (no float rounding)."""
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise ValueError(f"n must be a positive integer; got {n!r}")
-    correct = 0
-    hs = list(range(hops[0], hops[1] + 1))
+def greedy_correct(model, vocab: tasks.Vocab, *, hops, n: int, context_bindings: int, generator, device) -> dict:
+    """Held-out questions solved by greedy decoding of the whole trace (to the context limit): a question counts as
+    solved when the first ``ans`` the model writes is followed by the correct digit.
+
+    ``n`` questions are split evenly over the hop counts ``hops`` (inclusive range); every prompt has
+    ``context_bindings`` bindings, so all prompts of a run have one length. Returns integer counts (exact
+    accuracy differences): ``correct`` and ``correct_by_hops``, plus ``unfinished`` (rows that reached the context
+    limit without an answer) and ``n``."""
+    checks.positive_int("n", n)
+    lo, hi = tasks._span("hops", hops, 1)
+    device = checks.device("device", device)
+    hs = list(range(lo, hi + 1))
     per = [n // len(hs) + (i < n % len(hs)) for i in range(len(hs))]
+    out = {"correct": 0, "unfinished": 0, "n": n, "correct_by_hops": {}}
     for h, m in zip(hs, per):
         if m == 0:
             continue
-        tb = tasks.traces(m, vocab, hops=(h, h), n_distract=n_distract, n_filler=(0, 0), generator=generator)
+        tb = tasks.problems(m, vocab, hops=h, context_bindings=context_bindings, generator=generator)
         p = int(tb.prompt_len[0])
-        x = tb.idx[:, :p].to(device)
-        new = 3 * h + 3 + max_extra
-        for _ in range(new):
-            if x.shape[1] >= model.cfg.context:
-                break
-            nxt = model(x)[:, -1].argmax(-1, keepdim=True)
-            x = torch.cat([x, nxt], 1)
-        gen = x[:, p:]
-        is_ans = gen[:, :-1] == tasks.ANS
-        first = torch.where(is_ans.any(1), is_ans.float().argmax(1), torch.full((m,), -1, device=device))
-        ok = (first >= 0) & (gen.gather(1, (first.clamp_min(0) + 1)[:, None]).squeeze(1) == tb.answer.to(device))
-        correct += int(ok.sum())
-    return correct
-
-
-def greedy_accuracy(model, vocab: tasks.Vocab, *, hops, n: int, n_distract: int, generator, device,
-                    max_extra: int = 8) -> float:
-    """:func:`greedy_correct` divided by ``n``."""
-    return greedy_correct(model, vocab, hops=hops, n=n, n_distract=n_distract, generator=generator, device=device,
-                          max_extra=max_extra) / n
+        gen, done = decode(model, tb.idx[:, :p].to(device))
+        ok = int((answers(gen) == tb.answer.to(device)).sum())
+        out["correct"] += ok
+        out["correct_by_hops"][h] = ok
+        out["unfinished"] += int((~done).sum())
+    return out
 
 
 def lm_state(model) -> dict:
+    """A detached copy of the model's parameters and buffers."""
     return {k: v.detach().clone() for k, v in model.state_dict().items()}
 
 
 def copy_model(model, state: dict):
-    m = TinyGPT(model.cfg).to(next(model.parameters()).device)
+    """A new model of ``model``'s configuration with the parameters ``state``."""
+    m = build(model.cfg).to(next(model.parameters()).device)
     m.load_state_dict(state)
     return m
-
-
-__all__ = ["make_model", "pretrain", "sft", "greedy_accuracy", "greedy_correct", "step_sizes", "lm_state",
-           "copy_model", "F"]

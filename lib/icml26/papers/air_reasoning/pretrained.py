@@ -1,0 +1,142 @@
+"""The pre-trained models AIR starts from, trained by one recipe and shipped with the package.
+
+AIR scores data with an *off-the-shelf* model and distils into a *pre-trained* student. Here both are tiny
+:class:`~icml26.nn.tiny_gpt.TinyGPT` models trained from scratch by :func:`train` on the task's generic data
+(copy probes, and clean traces for the scoring model; it never sees step types or pool kinds). Retrieval heads
+only appear after a phase transition (several hundred steps of a d=64 model), more than the quick scale's
+seconds allow, so one model of each recipe is trained once and shipped as safetensors
+(``weights/<name>.safetensors``, a few hundred kB each) with its sha256 in :data:`SHA256`; :func:`load` refuses
+a file whose checksum differs. ``quick`` and ``standard`` use them; ``full`` trains larger models per seed with
+the same :func:`train`.
+
+The script :mod:`.make_weights` re-creates the shipped files; paste the checksums it prints into :data:`SHA256`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import torch
+from safetensors.torch import load as st_load
+from safetensors.torch import save as st_save
+
+from icml26 import checks
+from icml26.nn.tiny_gpt import GPTConfig, TinyGPT
+
+from . import tasks, training
+
+WEIGHTS = Path(__file__).with_name("weights")
+RECIPES = {
+    # phases: (steps, share of clean traces in the batch, learning rate); probes are the rest of each batch
+    "base": dict(d_model=64, n_heads=4, n_layers=2, context=96, n_vars=12, n_pairs=4, n_queries=4, hops=(1, 4),
+                 n_distract=(0, 4), batch=64, phases=((1500, 0.0, 3e-3), (400, 0.5, 1e-3)), seed=2026),
+    "student": dict(d_model=48, n_heads=4, n_layers=2, context=96, n_vars=12, n_pairs=4, n_queries=4, hops=(1, 4),
+                    n_distract=(0, 4), batch=64, phases=((1500, 0.0, 3e-3),), seed=2027),
+}
+SMALL = {"d_model": 16, "n_heads": 2, "batch": 16, "phases": ((6, 0.0, 3e-3), (4, 0.5, 1e-3))}
+"""What ``--small`` changes in every recipe (seconds of CPU)."""
+SHA256 = {
+    "base": "13803e55f1ae844b9511a747d0e64313af0d0b2bd28f104fecaa455017e80a5e",
+    "student": "8a96be3a82599b7266760162c9bbfd6769aebc242f1d7abadb685c14a0af8f03",
+}
+
+
+def check_recipe(recipe) -> dict:
+    """A recipe (see :data:`RECIPES`) with every key present and sane."""
+    keys = set(RECIPES["base"])
+    checks.config("recipe", recipe, required=keys, allowed=keys)
+    for key in ("d_model", "n_heads", "n_layers", "context", "n_vars", "n_pairs", "n_queries", "batch"):
+        checks.positive_int(f"recipe[{key!r}]", recipe[key])
+    checks.nonnegative_int("recipe['seed']", recipe["seed"])
+    phases = recipe["phases"]
+    if not isinstance(phases, (tuple, list)) or not phases or not all(
+            isinstance(p, (tuple, list)) and len(p) == 3 for p in phases):
+        raise ValueError(f"recipe['phases'] must be a non-empty list of (steps, trace_frac, lr); got {phases!r}")
+    for steps, frac, lr in phases:
+        checks.positive_int("recipe['phases'] steps", steps)
+        checks.probability("recipe['phases'] trace_frac", frac)
+        checks.positive_number("recipe['phases'] lr", lr)
+    return recipe
+
+
+def train(recipe: dict, seed: int | None = None, device="cpu", desc: str = "pre-training") -> TinyGPT:
+    """Train a model by ``recipe`` (its own seed unless ``seed`` is given); returns it in eval mode."""
+    recipe = check_recipe(recipe)
+    seed = recipe["seed"] if seed is None else checks.seed("seed", seed)
+    device = checks.device("device", device)
+    vocab = tasks.Vocab(recipe["n_vars"])
+    torch.manual_seed(seed)
+    gen = torch.Generator().manual_seed(seed)
+    model = training.make_model(vocab, recipe["d_model"], recipe["n_heads"], recipe["n_layers"], recipe["context"],
+                                device)
+    for i, (steps, frac, lr) in enumerate(recipe["phases"]):
+        training.pretrain(model, vocab, steps=steps, batch=recipe["batch"], lr=lr, trace_frac=frac,
+                          hops=tuple(recipe["hops"]), n_distract=tuple(recipe["n_distract"]), n_pairs=recipe["n_pairs"],
+                          n_queries=recipe["n_queries"], generator=gen, device=device,
+                          desc=f"{desc} {i + 1}/{len(recipe['phases'])}")
+    return model.eval()
+
+
+def sha256(path) -> str:
+    """Hex sha256 of a file's bytes."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def save(model: TinyGPT, path, recipe: dict) -> str:
+    """Write ``model`` (its config and ``recipe`` as metadata) to ``path`` atomically; returns the sha256."""
+    if not isinstance(model, TinyGPT):
+        raise TypeError(f"model must be a TinyGPT; got {type(model).__name__}")
+    check_recipe(recipe)
+    path = Path(path)
+    tied = model.cfg.tie_embeddings  # the head shares the embedding: store it once
+    state = {k: v.detach().cpu().contiguous() for k, v in model.state_dict().items()
+             if not (tied and k == "head.weight")}
+    meta = {"config": json.dumps(model.cfg.to_dict()), "recipe": json.dumps(recipe)}
+    data = st_save(state, metadata=meta)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)
+    return hashlib.sha256(data).hexdigest()
+
+
+def read(path, expected_sha256: str | None = None, device="cpu") -> tuple[TinyGPT, dict]:
+    """The model stored at ``path`` and its recipe; with ``expected_sha256`` the file's checksum must match."""
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"path {str(path)!r} is not a file")
+    device = checks.device("device", device)
+    data = path.read_bytes()
+    digest = hashlib.sha256(data).hexdigest()
+    if expected_sha256 is not None and digest != expected_sha256:
+        raise ValueError(f"checksum of {path.name} is {digest}, not expected_sha256={expected_sha256}: the file is "
+                         "corrupt, or was re-trained without updating pretrained.SHA256")
+    n = int.from_bytes(data[:8], "little")  # safetensors: header length, then a JSON header with the metadata
+    meta = json.loads(data[8: 8 + n]).get("__metadata__", {})
+    if "config" not in meta or "recipe" not in meta:
+        raise ValueError(f"{path.name} is not a model written by pretrained.save (no config/recipe metadata)")
+    arch = {k: v for k, v in json.loads(meta["config"]).items() if k in GPTConfig.__dataclass_fields__}
+    model = training.build(GPTConfig(**arch))
+    missing = model.load_state_dict(st_load(data), strict=False).missing_keys
+    if [k for k in missing if not (k == "head.weight" and model.cfg.tie_embeddings)]:
+        raise ValueError(f"{path.name} lacks parameters {missing}")
+    return model.to(device).eval(), json.loads(meta["recipe"])
+
+
+def load(name: str, device="cpu") -> TinyGPT:
+    """The shipped model ``name`` (``"base"`` or ``"student"``), checksum verified."""
+    checks.one_of("name", name, tuple(RECIPES))
+    if not SHA256[name]:
+        raise ValueError(f"no shipped weights for {name!r} yet: run python -m icml26.papers.air_reasoning.make_weights")
+    model, _ = read(WEIGHTS / f"{name}.safetensors", SHA256[name], device)
+    return model
+
+
+def small(recipe: dict) -> dict:
+    """``recipe`` shrunk by :data:`SMALL`."""
+    return {**check_recipe(recipe), **SMALL}
