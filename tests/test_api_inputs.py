@@ -60,11 +60,36 @@ def public_callables() -> list[str]:
     return sorted(names)
 
 
-def test_every_public_function_is_probed_or_exempt():
+PENDING = (
+    "icml26.nn", "icml26.render.warp", "icml26.papers.data_mixing", "icml26.papers.dag_tsfx",
+    "icml26.papers.attention_sink", "icml26.papers.tabular_uncertainty", "icml26.papers.strategic_pfn",
+    "icml26.papers.icl_finetuning", "icml26.papers.fspec_gnn", "icml26.papers.tool_guard", "icml26.papers.atst_mdp",
+    "icml26.papers.apo_alignment",
+)
+"""Packages whose probe tables are not written yet (issue 48 stays open while this is not empty). Their public
+functions are left out of the coverage test, and :func:`test_pending_packages_are_really_pending` makes a package
+leave this list as soon as every one of its public functions is probed or exempt."""
+
+
+def _pending(name: str) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in PENDING)
+
+
+def _uncovered() -> list[str]:
     probed = {p.qualname for p in PROBES}
-    missing = [n for n in public_callables() if n not in probed and n not in EXEMPT]
+    return [n for n in public_callables() if n not in probed and n not in EXEMPT]
+
+
+def test_every_public_function_is_probed_or_exempt():
+    missing = [n for n in _uncovered() if not _pending(n)]
     assert not missing, (f"{len(missing)} public functions have no bad-input probe and no exemption "
                          "(add them to tests/inputs/<paper>.py):\n" + "\n".join(missing))
+
+
+def test_pending_packages_are_really_pending():
+    uncovered = _uncovered()
+    done = [p for p in PENDING if not any(n == p or n.startswith(p + ".") for n in uncovered)]
+    assert not done, f"every public function of {done} is probed or exempt: remove them from PENDING"
 
 
 def test_exemptions_give_reasons_and_name_real_functions():

@@ -284,3 +284,23 @@ def test_why_per_scale_applies_only_at_that_scale():
     std = Runtime("standard", 0, torch.device("cpu"))
     rec = verify([c], {"x": 0.0}, std)[0]
     assert rec["verdict"] == "not_reproduced" and rec["why"] == "too small a model"
+
+
+def test_recorded_whys_follow_claims_py_without_a_rerun(tmp_path):
+    import importlib
+
+    from icml26 import registry
+    from icml26.claims import load_records, replace_records, with_current_whys
+
+    paper = next(p for p in registry.PAPERS if p.slug == "scene_change")
+    claims = importlib.import_module(f"{paper.module}.claims").CLAIMS
+    c = next(c for c in claims if c.kind == "paper" and c.why_at("standard"))
+    rec = {"paper": "scene_change", "claim": c.id, "scale": "standard", "kind": "paper", "op": c.op,
+           "threshold": float(c.threshold["standard"]), "seeds": [0], "values": [0.0], "outcomes": ["misses"],
+           "verdict": "not_reproduced", "why": None, "unexplained": True, "requires": None}
+    path = tmp_path / "standard.jsonl"
+    replace_records(path, [rec])
+    [now] = with_current_whys(load_records(path))
+    assert now["why"] == c.why_at("standard") and now["unexplained"] is False and now["values"] == [0.0]
+    stale = {**rec, "threshold": rec["threshold"] + 1.0}
+    assert with_current_whys([stale])[0]["why"] is None  # a changed threshold: the record keeps its own why

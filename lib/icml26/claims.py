@@ -532,6 +532,36 @@ def table(records: list[dict]) -> str:
     return claim_view.text_table(_check_records("records", records))
 
 
+def with_current_whys(records: list[dict]) -> list[dict]:
+    """``records`` with each ``why`` (and ``unexplained``) taken from the paper's ``claims.py`` as it is now.
+
+    A why is prose that explains measured misses; written after a run, it shows without re-running the
+    experiment. The measurements are left as recorded. A record whose claim no longer exists, or whose kind,
+    operator or threshold changed since it was recorded, keeps its own why (it is stale and must be re-recorded).
+    """
+    import importlib
+
+    from icml26 import registry
+
+    out, claims_of = [], {}
+    for r in _check_records("records", records):
+        if r["paper"] not in claims_of:
+            try:
+                module = registry.get(r["paper"]).module
+                claims_of[r["paper"]] = {c.id: c for c in importlib.import_module(f"{module}.claims").CLAIMS}
+            except (ValueError, ImportError):
+                claims_of[r["paper"]] = {}
+        c = claims_of[r["paper"]].get(r["claim"])
+        limit = None if c is None or r["scale"] not in c.threshold else float(c.threshold[r["scale"]])
+        same = c is not None and c.kind == r.get("kind") and c.op == r.get("op") and r.get("threshold") == limit
+        if same:
+            why = c.why_at(r["scale"]) if c.kind == "paper" else None
+            r = {**r, "why": why,
+                 "unexplained": "misses" in (r.get("outcomes") or []) and (c.kind == "check" or why is None)}
+        out.append(r)
+    return out
+
+
 def recorded(paper: str, scale: str = "standard", results_dir: str | os.PathLike | None = None) -> ClaimReport:
     """The recorded multi-seed evidence of ``paper`` at ``scale`` (from ``results/<scale>.jsonl``)."""
     from icml26 import registry
@@ -541,7 +571,7 @@ def recorded(paper: str, scale: str = "standard", results_dir: str | os.PathLike
     check_scale(scale)
     folder = Path(results_dir) if results_dir is not None else registry.RESULTS
     recs = [r for r in latest(load_records(folder / f"{scale}.jsonl")).values() if r["paper"] == paper]
-    return ClaimReport(recs)
+    return ClaimReport(with_current_whys(recs))
 
 
 def verify(claims, results: Mapping, rt: Runtime, record: str | os.PathLike | None = None,

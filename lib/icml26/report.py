@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from icml26 import __version__, atomic, claim_view, registry
-from icml26.claims import latest, load_records
+from icml26.claims import latest, load_records, with_current_whys
 
 SCALE_NAMES = ("quick", "standard", "full")
 SYMBOLS = {"reproduced": "✓", "mixed": "◐", "not_reproduced": "✗", "premise_not_met": "∅", "not_checked": "–"}
@@ -70,7 +70,8 @@ def _results_dir(results_dir) -> Path:
 def recorded(results_dir: str | os.PathLike | None = None) -> dict[str, list[dict]]:
     """The latest record of every claim, per scale, from ``results/<scale>.jsonl`` (strictly read)."""
     folder = _results_dir(results_dir)
-    return {s: list(latest(load_records(folder / f"{s}.jsonl", strict=True)).values()) for s in SCALE_NAMES}
+    return {s: with_current_whys(list(latest(load_records(folder / f"{s}.jsonl", strict=True)).values()))
+            for s in SCALE_NAMES}
 
 
 def _claims_of(paper: registry.Paper):

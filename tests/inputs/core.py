@@ -71,6 +71,7 @@ PROBES = [
     Probe(claims.aggregate, valid=lambda: {"claims": [CLAIM], "runs": [RUN], "scale": "quick"},
           extra=[("runs", [], "empty"), ("runs", [RUN, RUN], "duplicate seeds"), ("scale", "ci", "unknown scale")]),
     Probe(claims.failures, valid=lambda: {"records": [RECORD]}, extra=[("records", [{"x": 1}], "not records")]),
+    Probe(claims.with_current_whys, valid=lambda: {"records": [RECORD]}, extra=[("records", [{"x": 1}], "not records")]),
     Probe(claims.dumps, valid=lambda: {"record": RECORD}, extra=[("record", [1], "a list")]),
     Probe(claims.append_records, valid=lambda: {"path": TMP / "a.jsonl", "records": [RECORD]},
           extra=[("records", [{"x": 1}], "not records"), ("path", 3, "an int path")]),
