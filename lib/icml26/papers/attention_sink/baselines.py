@@ -27,12 +27,17 @@ DESCRIPTIONS = {
 }
 
 
-def make_model(variant: str, d_model: int, n_heads: int, n_layers: int, context: int, device=None) -> TinyGPT:
-    """A byte-level :class:`TinyGPT` (vocabulary 257 = bytes + BOS) with the given attention variant."""
+def make_model(variant: str, d_model: int, n_heads: int, n_layers: int, context: int, device=None,
+               fused: bool = False) -> TinyGPT:
+    """A byte-level :class:`TinyGPT` (vocabulary 257 = bytes + BOS) with the given attention variant.
+
+    ``fused=True`` trains and evaluates on torch's fused attention kernel (:func:`icml26.nn.attention.fused_attention`);
+    calls that ask for attention maps still take the materialised path.
+    """
     if variant not in DESCRIPTIONS:
         raise ValueError(f"variant must be one of {', '.join(DESCRIPTIONS)}; got {variant!r}")
     cfg = GPTConfig(vocab_size=VOCAB, d_model=d_model, n_heads=n_heads, n_layers=n_layers, context=context,
-                    variant=variant)
+                    variant=variant, fused=fused)
     return TinyGPT(cfg).to(device)
 
 

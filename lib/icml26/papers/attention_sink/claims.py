@@ -5,7 +5,7 @@ Every metric reads the dict returned by :func:`icml26.papers.attention_sink.expe
 
 from __future__ import annotations
 
-from icml26.claims import Claim
+from icml26.claims import Claim, Premise
 
 BASE = "lam=0"
 
@@ -90,6 +90,15 @@ _NO_COLLAPSE = ("without a grown sink the gates of the lam=0 models stay near 0.
                 "quarter-ablation ordering does hold. Full scale not run")
 SF = ("standard", "full")
 
+SINK_FORMED = Premise("sink_formed", "a sink formed in the vanilla LM trained without the aux loss: mean attention "
+                      "on the first token (heads in layers >= 1, positions t >= 16) >= 0.3",
+                      c2_sink_share, ">=", 0.3)
+"""Value drain and the harmlessness of zeroing v_0 are statements about a sink; without one they say nothing."""
+HEADS_COLLAPSED = Premise("heads_collapsed", "the models trained without the aux loss have collapsed heads: mean "
+                          "layer CV of head importance >= 0.3 (min over vanilla and sink attention)",
+                          c3_cv, ">=", 0.3)
+"""Balancing heads (C4) and pinning dominant heads (C6) presuppose an imbalance to correct."""
+
 CLAIMS = [
     Claim("C1_gate_identity_f32",
           "G from the LSE formulas equals 1 - A_{t,0} (vanilla) and sum_j A_{t,j} (sink) in float32, on random heads "
@@ -110,12 +119,12 @@ CLAIMS = [
           why=_NO_SINK),
     Claim("C2_value_drain",
           "vanilla LM: first-token value norm / median value norm (mean over heads in layers >= 1)",
-          metric=c2_value_drain, op="<=", threshold=dict.fromkeys(SF, 0.5), kind="paper",
+          metric=c2_value_drain, op="<=", threshold=dict.fromkeys(SF, 0.5), kind="paper", requires=SINK_FORMED,
           paper_value="value drain: v_0 close to 0", source="§3, value drain",
           why=_NO_SINK),
     Claim("C2_zero_v0_harmless",
           "vanilla LM: relative change of validation loss when v_0 is zeroed in every layer",
-          metric=c2_zero_v0, op="<", threshold=dict.fromkeys(SF, 0.02), kind="paper",
+          metric=c2_zero_v0, op="<", threshold=dict.fromkeys(SF, 0.02), kind="paper", requires=SINK_FORMED,
           paper_value="output barely changes", source="§3, value drain"),
     Claim("C3_head_collapse_cv",
           "without aux loss (vanilla and sink): mean layer CV of head importance (min over the two)",
@@ -139,6 +148,7 @@ CLAIMS = [
     Claim("C4_aux_balances_heads",
           "training with the aux loss (lambda = 0.1) divides the mean layer CV (max ratio over the 3 variants)",
           metric=c4_cv_ratio, op="<=", threshold={"quick": 0.5, "standard": 0.7, "full": 0.7}, kind="paper",
+          requires=HEADS_COLLAPSED,
           paper_value="balanced heat-maps with sink-aware training", source="§4, sink-aware training"),
     Claim("C5_bpb_not_worse",
           "with aux (lambda tuned in {1e-3, 1e-2}), validation bpb <= no-aux + 0.005 for all variants (2 seeds)",
@@ -150,14 +160,14 @@ CLAIMS = [
           paper_value="all 9 cells improve", source="§5, from-scratch table"),
     Claim("C6_dominant_heads_pinned",
           "LoRA fine-tuning with aux, no shared heads: |change of mean Imp of the dominant heads|",
-          metric=c6_dominant_shift, op="<", threshold=dict.fromkeys(SF, 0.05), kind="paper",
+          metric=c6_dominant_shift, op="<", threshold=dict.fromkeys(SF, 0.05), kind="paper", requires=HEADS_COLLAPSED,
           paper_value="dominant heads resist change (head pinning)", source="§4, fine-tuning / shared heads"),
     Claim("C6_other_heads_rise",
           "LoRA fine-tuning with aux, no shared heads: change of mean Imp of the other heads (> 0: they rise)",
-          metric=c6_others_rise, op=">", threshold=dict.fromkeys(SF, 0.0), kind="paper",
+          metric=c6_others_rise, op=">", threshold=dict.fromkeys(SF, 0.0), kind="paper", requires=HEADS_COLLAPSED,
           paper_value="all gates go up", source="§4, head pinning effect"),
     Claim("C6_shared_heads_help",
           "CV falls more with m shared heads excluded than without (CV fall with m minus CV fall with 0)",
-          metric=c6_shared_helps, op=">", threshold=dict.fromkeys(SF, 0.0), kind="paper",
+          metric=c6_shared_helps, op=">", threshold=dict.fromkeys(SF, 0.0), kind="paper", requires=HEADS_COLLAPSED,
           paper_value="shared heads fix pinning", source="§4, DeepSeekMoE-style shared heads"),
 ]
