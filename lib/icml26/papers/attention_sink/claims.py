@@ -99,6 +99,11 @@ HEADS_COLLAPSED = Premise("heads_collapsed", "the models trained without the aux
                           c3_cv, ">=", 0.3)
 """Balancing heads (C4) and pinning dominant heads (C6) presuppose an imbalance to correct."""
 
+WHY_C3_LOW_QUARTER_CHEAPER = ("low minus high quarter-ablation cost -0.19, -0.02, +0.03 on seeds 0-2: no sink grew "
+                              "(C2_sink_emerges 0.011-0.012) and heads did not collapse (CV 0.02-0.03), so "
+                              "importance orders heads only weakly (Spearman with the ablation cost 0.26, 0.17, "
+                              "-0.08) and on seed 2 the ordering flips")
+
 CLAIMS = [
     Claim("C1_gate_identity_f32",
           "G from the LSE formulas equals 1 - A_{t,0} (vanilla) and sum_j A_{t,j} (sink) in float32, on random heads "
@@ -144,6 +149,7 @@ CLAIMS = [
     Claim("C3_low_quarter_cheaper",
           "ablating the lowest-Imp quarter costs less loss than the highest-Imp quarter (max of low - high)",
           metric=c3_low_minus_high, op="<", threshold=dict.fromkeys(SF, 0.0), kind="paper",
+          why={"standard": WHY_C3_LOW_QUARTER_CHEAPER},
           paper_value="low-Imp heads are dispensable", source="§3-4, head collapse analysis"),
     Claim("C4_aux_balances_heads",
           "training with the aux loss (lambda = 0.1) divides the mean layer CV (max ratio over the 3 variants)",

@@ -83,7 +83,7 @@ def s6_p2(res):
 
 CLAIMS = [
     Claim("S1_bias_drop", "the base PFN loses >= 4 accuracy points on the manipulated test (P1, r=1)",
-          s1_drop, ">=", {"quick": 0.04, "standard": 0.04, "full": 0.04}, kind="paper",
+          s1_drop, ">=", {"standard": 0.04, "full": 0.04}, kind="paper",
           paper_value="'systematic prediction bias' (pilot: about 7 points for LR)", source=SRC),
     Claim("S1_fpr_rise", "the base PFN's false-positive rate rises by >= 5 points under manipulation (P1, r=1)",
           s1_fpr_rise, ">=", {"quick": 0.05, "standard": 0.05, "full": 0.05}, kind="paper",

@@ -85,6 +85,18 @@ def c6_pfn_top(res):
 ALL = {"quick": 0.80, "standard": 0.80, "full": 0.80}
 DEF = ("standard", "full")
 
+WHY_C2_TABM_TOP_SHARE = ("the top-quintile share of TabM-mini's gain is 0.55, 0.13, 0.80 on seeds 0-2: a ratio of "
+                         "small excess-error differences that swings across seeds; holds on 2 of 3. Not diagnosed "
+                         "further this round (issue 32)")
+
+WHY_C4_EMBEDDING_CONSISTENCY = ("relative reduction 0.18, 0.11, 0.03 on seeds 0-2: the trained PLR embedding is "
+                                "more target-consistent than raw inputs on seeds 0-1 and barely on seed 2. Not "
+                                "diagnosed further this round (issue 32)")
+
+WHY_C5_TRIPLET_RMSE = ("RMSE gains of +0.0009, -0.0022, +0.0036 on seeds 0-2, within the seed-to-seed spread (sd "
+                       "0.003): the triplet loss neither helps nor hurts measurably here (C5_triplet_wins: 0.33, "
+                       "0.33, 0.83)")
+
 CLAIMS = [
     Claim("C1_gbdt_estimator", "the two-stage GBDT estimate of data uncertainty ranks test points like the true "
           "noise variance (Spearman)", c1_gbdt, ">=", ALL, kind="paper",
@@ -97,6 +109,7 @@ CLAIMS = [
           paper_value="CatBoost and MLP estimates are consistent", source=f"{SRC}, §3"),
     Claim("C2_tabm_top_share", "TabM-mini's excess-error gain over the MLP comes mostly from the top-uncertainty "
           "quintile (share S_5 of the total)", c2_tabm_top, ">=", {"standard": 0.40, "full": 0.40}, kind="paper",
+          why={"standard": WHY_C2_TABM_TOP_SHARE},
           paper_value="largest gains in the high-uncertainty region (Fig. 1)", source=f"{SRC}, Fig. 1"),
     Claim("C2_tabm_top_vs_bottom", "TabM-mini gains more over the MLP on the top-uncertainty quintile than on the "
           "bottom one (S_5 - S_1)", c2_tabm_top_minus_bottom, ">", {"quick": 0.0, "standard": 0.0, "full": 0.0},
@@ -135,12 +148,14 @@ CLAIMS = [
                         "noiseless fit"),
     Claim("C4_embedding_consistency", "k-NN neighbour-target MSE in the trained MLP-PLR embedding is lower than in "
           "raw inputs (relative reduction)", c4_reduction, ">=", {"standard": 0.10, "full": 0.10}, kind="paper",
+          why={"standard": WHY_C4_EMBEDDING_CONSISTENCY},
           paper_value="embeddings make neighbourhoods target-consistent", source=f"{SRC}, embeddings section"),
     Claim("C4_gap_larger_at_high_u", "the consistency gain (raw - embedding) is larger for top-u than bottom-u queries",
           c4_top_gap_larger, ">", {"standard": 0.0, "full": 0.0}, kind="paper",
           paper_value="especially for high-uncertainty points", source=f"{SRC}, embeddings section"),
     Claim("C5_triplet_rmse", "LRLR + triplet loss has mean test RMSE <= LRLR's (difference)", c5_rmse_gain, ">=",
-          {"standard": 0.0, "full": 0.0}, kind="paper", paper_value="modest but consistent gains over MLP-LRLR",
+          {"standard": 0.0, "full": 0.0}, kind="paper",
+          why={"standard": WHY_C5_TRIPLET_RMSE}, paper_value="modest but consistent gains over MLP-LRLR",
           source=f"{SRC}, new embedding section"),
     Claim("C5_triplet_wins", "LRLR + triplet wins on at least 60% of seed x dataset runs", c5_wins, ">=",
           {"standard": 0.60, "full": 0.60}, kind="paper", paper_value="better average rank than LRLR",
