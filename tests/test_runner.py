@@ -123,7 +123,8 @@ def test_relative_build_folder_still_collects_claims(tmp_path, monkeypatch):
 
 
 INTERRUPT = """
-import json, sys
+import json, signal, sys
+signal.signal(signal.SIGINT, signal.default_int_handler)  # a shell's background job starts with SIGINT ignored
 from pathlib import Path
 from icml26 import runner
 items = [("fixture", Path(sys.argv[1]) / "passes.ipynb"), ("fixture", Path(sys.argv[1]) / "sleeps.ipynb"),

@@ -60,7 +60,8 @@ def test_sweep_validates_its_arguments(toy):
 
 
 SWEEP_SCRIPT = """
-import sys
+import signal, sys
+signal.signal(signal.SIGINT, signal.default_int_handler)  # a shell's background job starts with SIGINT ignored
 from icml26 import sweep
 tasks = [sweep.Task("toy_paper", "quick", s, "cpu", module="toy_paper") for s in range(6)]
 result = sweep.run_local(tasks, jobs=2, progress=False)
