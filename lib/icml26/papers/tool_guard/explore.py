@@ -82,6 +82,7 @@ def plot_trace(suite="banking", task_index=1, strategy="authority", defense="too
     ep = episode(suite, task_index, strategy, defense)
     tr = [s for s in ep["trace"] if "event" in s][: max(step, 1)]
     fig, ax = figure(width=8.0, height=0.6 + 0.42 * (len(tr) + 2))
+    fig.set_layout_engine("none")  # a text-only panel: constrained layout has no axes decorations to fit
     ax.axis("off")
     from icml26.papers.tool_guard.env import make_tasks
 
