@@ -1,4 +1,4 @@
-"""Benchmark of DAG's hot path (note §3): one training step of DAG vs the TimeXer-lite and PatchTST-lite baselines
+"""Benchmark of DAG's hot path (docs page §3): one training step of DAG vs the TimeXer-lite and PatchTST-lite baselines
 (the cost of the dual modules and their attention injection), and the batched rolling-window builder vs a Python
 loop over windows. Prints each ratio; no timing assertions.
 """

@@ -17,6 +17,7 @@ from icml26 import checks
     (checks.positive_number, [1e-9, 3], [0, -1, math.nan, math.inf]),
     (checks.nonnegative_number, [0.0, 2], [-1e-9, math.nan]),
     (checks.probability, [0, 0.5, 1], [-0.1, 1.1, math.nan]),
+    (checks.integer, [-3, 0, np.int32(7)], [1.0, True, "1", None]),
 ])
 def test_scalar_validators(fn, good, bad):
     for v in good:
@@ -24,6 +25,15 @@ def test_scalar_validators(fn, good, bad):
     for v in bad:
         with pytest.raises(ValueError, match=r"^arg must"):
             fn("arg", v)
+
+
+def test_instance_names_the_argument_and_the_classes():
+    assert checks.instance("cfg", {}, dict) == {}
+    assert checks.instance("x", 3, (int, float)) == 3
+    with pytest.raises(TypeError, match=r"cfg must be a dict; got list"):
+        checks.instance("cfg", [], dict)
+    with pytest.raises(TypeError, match=r"x must be a int or float; got str"):
+        checks.instance("x", "3", (int, float))
 
 
 def test_in_range_with_open_ends_and_bounds_checked():

@@ -24,7 +24,6 @@ STANDARD_PENDING = {
     "strategic_pfn": _NOT_YET,
     "fspec_gnn": _NOT_YET,
     "apo_alignment": _NOT_YET,
-    "flow_equivariant": "seeds 0 and 1: seed 2 did not fit the session (about 10 CPU-minutes per seed on one core)",
 }
 """Papers whose standard verdicts are recorded on fewer than the three evaluation seeds (seed 0 at least), with
 the reason; their paper issues stay open until `make standard PAPERS=...` records seeds 0, 1, 2 (the README table

@@ -148,7 +148,7 @@ def test_inclusion_probabilities_vs_enumeration(n, k):
 
 
 def test_inclusion_gradient_matches_enumeration_and_conditional_score_identity():
-    """grad log rho(a) = E[grad log P(o) | a in o] (Rao-Blackwell identity, ca_pg note §3.5)."""
+    """grad log rho(a) = E[grad log P(o) | a in o] (Rao-Blackwell identity, docs/papers/ca_pg.md §3.5)."""
     n, k = 6, 3
     s = torch.randn(n, dtype=D, generator=torch.Generator().manual_seed(3), requires_grad=True)
     items = torch.arange(n)

@@ -33,6 +33,23 @@ def _is_real(value) -> bool:
     return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
 
 
+def integer(name: str, value) -> int:
+    """An integer of any sign (not a bool, not a float): indices, offsets."""
+    _named(name)
+    if not _is_int(value):
+        raise ValueError(f"{name} must be an integer; got {value!r}")
+    return int(value)
+
+
+def instance(name: str, value, cls: type | tuple[type, ...]):
+    """An instance of ``cls`` (a class or a tuple of classes); ``TypeError`` naming the argument otherwise."""
+    _named(name)
+    if not isinstance(value, cls):
+        want = " or ".join(c.__name__ for c in (cls if isinstance(cls, tuple) else (cls,)))
+        raise TypeError(f"{name} must be a {want}; got {type(value).__name__}")
+    return value
+
+
 def positive_int(name: str, value) -> int:
     """An integer >= 1 (sizes, counts, steps)."""
     _named(name)

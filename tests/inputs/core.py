@@ -231,6 +231,8 @@ EXEMPT = {
     "icml26.checks.same_length": "a validator: its arguments are the values under test (see tests/test_checks.py)",
     "icml26.checks.config": "a validator: its argument is the value under test (see tests/test_checks.py)",
     "icml26.checks.IterationCapReached": "a warning class",
+    "icml26.checks.integer": "a validator: its argument is the value under test (see tests/test_checks.py)",
+    "icml26.checks.instance": "a validator: its argument is the value under test (see tests/test_checks.py)",
     "icml26.viz.use_style": "takes no argument",
     "icml26.widgets.is_headless": "takes no argument",
     "icml26.serve.free_port": "takes no argument",

@@ -47,10 +47,12 @@ def _bad_values(arg: str, value) -> list[tuple[object, str]]:
     out = []
     if arg == "device":
         return [("nope", "unknown device")]
-    if isinstance(value, torch.Tensor) and value.is_floating_point() and value.numel() > 0:
-        nan = value.clone()
+    if isinstance(value, torch.Tensor) and value.layout != torch.strided:
+        pass  # a sparse tensor: its bad values are the probe's own extras
+    elif isinstance(value, torch.Tensor) and value.is_floating_point() and value.numel() > 0:
+        nan = value.contiguous().clone()  # a strided view would not take .view(-1)
         nan.view(-1)[0] = math.nan
-        inf = value.clone()
+        inf = value.contiguous().clone()
         inf.view(-1)[-1] = math.inf
         out += [(nan, "NaN entry"), (inf, "infinite entry")]
         if value.ndim >= 1:

@@ -17,8 +17,9 @@ from icml26.rl.linear import evaluate_policy_exact
 D64 = torch.float64
 
 
-def test_reproduces_note_prototype_values():
-    """Note §5: |S| = 4, |A| = 3, beta = (0.2, 0.4, 1), gamma = 0.9, L = 4, seed 0."""
+def test_reproduces_prototype_values():
+    """Our first prototype's values (docs/papers/atst_mdp.md §2 testbed):
+    |S| = 4, |A| = 3, beta = (0.2, 0.4, 1), gamma = 0.9, L = 4, seed 0."""
     m = M.random_tabular(4, 3, [0.2, 0.4, 1.0], 0.9, seed=0)
     R, Bq = M.sequence_model(m, M.enumerate_sequences(3, 4))
     V = M.sequence_policy_iteration(R, Bq)[0]
@@ -66,7 +67,7 @@ def test_monte_carlo_matches_sequence_q():
 
 
 def test_segment_simulator_targets_are_unbiased():
-    """E[R_i + o_i V(s'_i) | s, alpha] = Q(s, alpha; V) (note §3.7), with hidden per-step rewards."""
+    """E[R_i + o_i V(s'_i) | s, alpha] = Q(s, alpha; V) (docs/papers/atst_mdp.md §3.7), with hidden per-step rewards."""
     m = M.random_tabular(3, 2, [0.3, 1.0], 0.75, seed=5)
     seqs = M.enumerate_sequences(2, 2)
     V = torch.tensor([1.0, -2.0, 3.0], dtype=D64)

@@ -109,7 +109,7 @@ def test_ccm_inputs_are_rescaled_to_target_units():
     m.tok_f.register_forward_hook(keep("f"))
     m(x, ye)
     mu, sd = layers.instance_stats(x[..., :N])
-    h = seen["h"]  # historical covariates carry the target's mean and std (note §3.3 step 1)
+    h = seen["h"]  # historical covariates carry the target's mean and std (docs/papers/dag_tsfx.md §3.3 step 1)
     assert torch.allclose(h.mean(1), mu[:, 0].expand(-1, D), atol=1e-4)
     assert torch.allclose(h.std(1, unbiased=False), sd[:, 0].expand(-1, D), atol=1e-2)
     mux, sdx = layers.instance_stats(x[..., N:])

@@ -224,3 +224,50 @@ def test_domain_losses_are_exact_expectations():
     torch.testing.assert_close(ce[0], ref)
     assert torch.allclose(dom.P.sum(1), torch.ones(2, dtype=F64))
     assert torch.all(dom.P[0, 5:25] > 0) and torch.all(dom.P[0, 25:] == 0)  # disjoint tails
+
+
+def _hint_data(c):
+    from icml26.papers.data_mixing import experiment
+
+    cfg = {k: experiment.CONFIGS["quick"][k] for k in ("dim", "n_classes", "capacity_unit", "data_unit", "alphas")}
+    params = {"b": np.array([0.5, 0.8, 1.1]), "c": np.asarray(c, float), "A": np.array([0.3, 0.2, 0.1]),
+              "a": np.array([0.3, 0.4, 0.5]), "E": np.array([0.0, 0.0, 0.0]), "H": np.float64(0.2)}
+    return {"cfg": cfg, "params": params}
+
+
+def _capacity(data, weights, width, D):
+    from icml26.papers.data_mixing import explore
+
+    cfg = data["cfg"]
+    N = skills.capacity_of(width, cfg["dim"], cfg["n_classes"], cfg["capacity_unit"])
+    return method.evaluate_law(data["params"], explore.normalise(weights), N, D / cfg["data_unit"])["x"][0], N
+
+
+@pytest.mark.parametrize("c", [[2.0, 3.0, 1.0], [1e-6, 1e-6, 0.04], [0.6, 0.04, 1e-6]])
+def test_explorer_hints_promise_only_what_the_sliders_show(c):
+    """The mixture explorer's first hint: the move it names shifts > 1% of N between domains, and a domain with
+    c_i ~ 0 (the quick fit's fault seen in issue 46) is never the one it tells you to push; where no move of the
+    slider does that, the hint says the competition is flat, and that is checked too."""
+    import re
+
+    from icml26.papers.data_mixing import explore
+
+    data = _hint_data(c)
+    first, second = explore.explorer_hints(data, widths=(8, 32))
+    start = np.array([0.6, 0.3, 0.1])
+
+    def shifted(k, width, D=2000, push=0.4):
+        moved = start.copy()
+        moved[k] += push
+        (x0, N), (x1, _) = _capacity(data, start, width, D), _capacity(data, moved, width, D)
+        return np.delete(x0 - x1, k).sum() / N
+
+    m = re.match(r"Push w_(\d) from ([\d.]+) to ([\d.]+) at width (\d+), D (\d+)", first)
+    if m:
+        k, width = int(m[1]), int(m[4])
+        assert float(m[2]) == start[k] and int(m[5]) == 2000
+        assert shifted(k, width) > 0.01 and c[k] > 0.01
+    else:
+        assert "competition is flat" in first, first
+        assert max(shifted(k, w) for k in range(3) for w in (8, 32)) <= 0.01
+    assert second.startswith("Lower D from 64000 to 2000")

@@ -114,7 +114,7 @@ def test_hybrid_matches_lp(n, m, switch):
 
 
 def _prm_plus_numpy(A, T, alternating):
-    """Plain NumPy transcription of the note's PRM+ pseudo-code (oracle)."""
+    """Plain NumPy transcription of the PRM+ update of docs/papers/ssn_games.md §3.4 (oracle)."""
     n, m = A.shape
     x, y = np.full(n, 1 / n), np.full(m, 1 / m)
     Qx, Qy = np.zeros(n), np.zeros(m)

@@ -58,7 +58,7 @@ def test_data_bad_input(call):
 
 
 def _ple_oracle(x, edges):
-    """Scalar reference for PLE (note §3.5)."""
+    """Scalar reference for PLE (docs/papers/tabular_uncertainty.md §3.5)."""
     T = len(edges) - 1
     out = []
     for t in range(T):

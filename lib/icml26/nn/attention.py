@@ -320,7 +320,7 @@ class MultiHeadAttention(nn.Module):
         self.d_model, self.n_heads, self.d_head = d_model, n_heads, d_model // n_heads
         if rope and self.d_head % 2:
             raise ValueError(f"rope needs an even head dimension; d_model/n_heads = {self.d_head}")
-        self.causal, self.rope, self.rope_base = causal, rope, rope_base
+        self.causal, self.rope, self.rope_base = causal, rope, checks.positive_number("rope_base", rope_base)
         if not isinstance(fused, bool):
             raise TypeError(f"fused must be a bool; got {type(fused).__name__}")
         self.fused = fused and variant in FUSED_VARIANTS
@@ -437,8 +437,10 @@ def ablate_heads(model: nn.Module, heads: Iterable[tuple[int, int]]) -> contextl
     mods = attention_modules(model)
     old = [m.head_scale for m in mods]
     scales = [torch.ones(m.n_heads) if s is None else s.clone() for m, s in zip(mods, old)]
-    for pair in heads:
-        layer, head = pair
+    for i, pair in enumerate(heads):
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            raise ValueError(f"heads must hold (layer, head) pairs; got {pair!r} at heads[{i}]")
+        layer, head = checks.integer(f"heads[{i}][0]", pair[0]), checks.integer(f"heads[{i}][1]", pair[1])
         if not 0 <= layer < len(mods) or not 0 <= head < mods[layer].n_heads:
             raise ValueError(f"heads must be (layer, head) with 0 <= layer < {len(mods)} and "
                              f"0 <= head < {mods[0].n_heads}; got {pair}")

@@ -14,6 +14,8 @@ from collections.abc import Iterable
 import torch
 from torch import nn
 
+from icml26 import checks
+
 
 class LoRALinear(nn.Module):
     """A frozen ``nn.Linear`` plus a trainable low-rank update ``(alpha/rank) * B @ A``."""
@@ -24,8 +26,7 @@ class LoRALinear(nn.Module):
             raise ValueError(f"base must be an nn.Linear; got {type(base).__name__}")
         if isinstance(rank, bool) or not isinstance(rank, int) or rank < 1:
             raise ValueError(f"rank must be a positive integer; got {rank!r}")
-        if not alpha > 0:
-            raise ValueError(f"alpha must be positive; got {alpha!r}")
+        checks.positive_number("alpha", alpha)
         self.base = base
         for p in base.parameters():
             p.requires_grad_(False)
@@ -49,6 +50,8 @@ def apply_lora(model: nn.Module, rank: int = 8, alpha: float = 16.0,
 
     Every parameter outside the adapters is frozen (``requires_grad=False``).
     """
+    checks.positive_int("rank", rank)
+    checks.positive_number("alpha", alpha)
     targets = set(targets)
     if not targets:
         raise ValueError("targets must name at least one linear layer attribute")
@@ -61,5 +64,5 @@ def apply_lora(model: nn.Module, rank: int = 8, alpha: float = 16.0,
                 setattr(module, name, LoRALinear(child, rank, alpha))
                 found.append(getattr(module, name))
     if not found:
-        raise ValueError(f"no nn.Linear named any of {sorted(targets)} was found in the model")
+        raise ValueError(f"targets: no nn.Linear named any of {sorted(targets)} was found in the model")
     return [p for m in found for p in (m.lora_a, m.lora_b)]

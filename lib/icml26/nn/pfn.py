@@ -33,6 +33,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from icml26 import checks
+
 TASKS = ("cls", "reg")
 
 
@@ -57,6 +59,12 @@ def context_only_mask(n_ctx: int, n_qry: int, device=None) -> torch.Tensor:
 
 def pad_features(x: torch.Tensor, d_max: int) -> torch.Tensor:
     """Zero-pad the last axis of ``x`` from ``d`` to ``d_max`` and rescale by ``sqrt(d_max / d)``."""
+    checks.tensor("x", x)
+    return _pad(x, d_max)
+
+
+def _pad(x: torch.Tensor, d_max: int) -> torch.Tensor:
+    """:func:`pad_features` without the finiteness check (the model's forward pass)."""
     d = x.shape[-1]
     if d < 1 or d > d_max:
         raise ValueError(f"x must have between 1 and d_max={d_max} features on its last axis; got {d}")
@@ -131,7 +139,7 @@ class TinyPFN(nn.Module):
             raise ValueError("y_ctx must be finite for task='reg'")
 
     def _embed_ctx(self, x_ctx, y_ctx):
-        h = self.encoder(pad_features(x_ctx, self.d_max))
+        h = self.encoder(_pad(x_ctx, self.d_max))
         if self.task == "cls":
             return h + self.label_encoder(y_ctx.long())
         return h + self.label_encoder(y_ctx.to(h.dtype).unsqueeze(-1))
@@ -198,6 +206,17 @@ class TinyPFN(nn.Module):
 
 def pfn_loss(model: TinyPFN, x_ctx, y_ctx, x_qry, y_qry) -> torch.Tensor:
     """Mean query loss: cross-entropy (``cls``) or Gaussian negative log-likelihood (``reg``)."""
+    checks.instance("model", model, TinyPFN)
+    checks.tensor("x_ctx", x_ctx)
+    checks.tensor("x_qry", x_qry)
+    checks.tensor("y_qry", y_qry, shape=tuple(x_qry.shape[:2]) if x_qry.dim() == 3 else None)
+    if model.task == "cls" and y_qry.numel() and (int(y_qry.min()) < 0 or int(y_qry.max()) >= model.n_classes):
+        raise ValueError(f"y_qry labels must lie in [0, {model.n_classes - 1}]")
+    return _loss(model, x_ctx, y_ctx, x_qry, y_qry)
+
+
+def _loss(model: TinyPFN, x_ctx, y_ctx, x_qry, y_qry) -> torch.Tensor:
+    """:func:`pfn_loss` without the input checks (the training loop's batches come from the sampler)."""
     out = model(x_ctx, y_ctx, x_qry)
     if model.task == "cls":
         return F.cross_entropy(out.reshape(-1, out.shape[-1]).float(), y_qry.reshape(-1).long())
@@ -208,6 +227,13 @@ def pfn_loss(model: TinyPFN, x_ctx, y_ctx, x_qry, y_qry) -> torch.Tensor:
 
 def lr_schedule(step: int, steps: int, warmup_frac: float = 0.05) -> float:
     """Learning-rate multiplier: linear warm-up over ``warmup_frac`` of the steps, then cosine decay to 0."""
+    checks.nonnegative_int("step", step)
+    checks.positive_int("steps", steps)
+    checks.probability("warmup_frac", warmup_frac)
+    return _lr(step, steps, warmup_frac)
+
+
+def _lr(step: int, steps: int, warmup_frac: float) -> float:
     warm = max(1, int(round(warmup_frac * steps)))
     if step < warm:
         return (step + 1) / warm
@@ -219,7 +245,7 @@ def train_pfn(model: TinyPFN, sampler: Callable, steps: int, batch_size: int = 3
               n_ctx: tuple[int, int] = (16, 256), n_qry: int = 64, d: int | None = None, lr: float = 1e-3,
               weight_decay: float = 0.0, warmup_frac: float = 0.05, grad_clip: float = 1.0, seed: int = 0,
               device="cpu", amp: bool | None = None, time_limit: float | None = None) -> dict:
-    """Fit ``model`` to tasks drawn from ``sampler`` (prior-data fitting, §9 of the note).
+    """Fit ``model`` to tasks drawn from ``sampler`` (prior-data fitting, Müller et al. 2022).
 
     ``sampler(B, n_ctx, n_qry, d, generator=..., device=...) -> (X, y, meta)`` returns context rows
     first. Each step draws ``n_ctx ~ U[n_ctx[0], n_ctx[1]]``; AdamW with warm-up + cosine decay,
@@ -238,22 +264,27 @@ def train_pfn(model: TinyPFN, sampler: Callable, steps: int, batch_size: int = 3
     d = model.d_max if d is None else d
     if not 1 <= d <= model.d_max:
         raise ValueError(f"d must lie in [1, d_max={model.d_max}]; got {d}")
-    if not lr > 0:
-        raise ValueError(f"lr must be > 0; got {lr}")
-    device = torch.device(device)
+    checks.positive_number("lr", lr)
+    checks.nonnegative_number("weight_decay", weight_decay)
+    checks.probability("warmup_frac", warmup_frac)
+    checks.nonnegative_number("grad_clip", grad_clip)
+    checks.seed("seed", seed)
+    if time_limit is not None:
+        checks.positive_number("time_limit", time_limit)
+    device = checks.device("device", device)
     use_amp = (device.type == "cuda") if amp is None else (bool(amp) and device.type == "cuda")
     model.to(device).train()
     gen = torch.Generator(device=device)
     gen.manual_seed(seed)
     cpu_gen = torch.Generator().manual_seed(seed + 1)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: lr_schedule(s, steps, warmup_frac))
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: _lr(s, steps, warmup_frac))
     losses, t0 = [], time.perf_counter()
     for _ in range(steps):
         nc = int(torch.randint(n_ctx[0], n_ctx[1] + 1, (1,), generator=cpu_gen))
         X, y, _ = sampler(batch_size, nc, n_qry, d, generator=gen, device=device)
         with torch.autocast("cuda", dtype=torch.bfloat16, enabled=use_amp):
-            loss = pfn_loss(model, X[:, :nc], y[:, :nc], X[:, nc:], y[:, nc:])
+            loss = _loss(model, X[:, :nc], y[:, :nc], X[:, nc:], y[:, nc:])
         opt.zero_grad(set_to_none=True)
         loss.backward()
         if grad_clip:

@@ -21,6 +21,8 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 
+from icml26 import checks
+
 MAX_TOKENS = 256
 
 
@@ -90,7 +92,7 @@ class SentenceEncoder:
         path = Path(path) if path is not None else model_dir()
         if not (path / "model.safetensors").is_file() or not (path / "tokenizer.json").is_file():
             raise ValueError(f"path must be a folder holding model.safetensors and tokenizer.json; got {path}")
-        self.device = torch.device(device)
+        self.device = checks.device("device", device)
         cfg = json.loads((path / "config.json").read_text())
         self.tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
         self.tokenizer.enable_padding(pad_id=int(cfg.get("pad_token_id", 0)))  # to the longest text of each batch
@@ -145,7 +147,7 @@ _DEFAULT: dict[str, SentenceEncoder] = {}
 
 def default_encoder(device: str | torch.device = "cpu") -> SentenceEncoder:
     """The process-wide encoder for ``device``, created (loaded once) on first use."""
-    key = str(torch.device(device))
+    key = str(checks.device("device", device))
     if key not in _DEFAULT:
         _DEFAULT[key] = SentenceEncoder(device=device)
     return _DEFAULT[key]

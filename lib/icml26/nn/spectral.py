@@ -22,11 +22,33 @@ import math
 import torch
 from torch import nn
 
+from icml26 import checks
+
 __all__ = [
     "normalized_laplacian", "dense_normalized_laplacian", "laplacian_matmul", "chebyshev_basis",
     "chebyshev_filter", "chebyshev_response", "bernstein_filter", "bernstein_response", "chebii_nodes",
     "chebii_coefficients", "chebii_filter", "chebii_response", "eig_filter", "ChebConv", "BernProp", "ChebIIProp",
 ]
+
+
+# ----------------------------------------------------------------------------------------------- checks
+def _finite(name: str, value) -> torch.Tensor:
+    """A non-empty tensor of finite numbers; a sparse one is checked through its stored values."""
+    if isinstance(value, torch.Tensor) and (value.is_sparse or value.layout == torch.sparse_csr):
+        stored = value.coalesce().values() if value.is_sparse else value.values()
+        checks.tensor(name, stored, nonempty=False)
+        return value
+    return checks.tensor(name, value)
+
+
+def _coeff_tensor(name: str, value, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+    """Finite polynomial coefficients ``(K+1,)`` or ``(K+1, C)`` (a list is turned into a ``dtype`` tensor)."""
+    if not isinstance(value, torch.Tensor):
+        try:
+            value = torch.as_tensor(value, dtype=dtype)
+        except (TypeError, ValueError, RuntimeError):
+            raise TypeError(f"{name} must be a tensor of coefficients (K+1,) or (K+1, C); got {value!r}") from None
+    return checks.tensor(name, value, ndim=(1, 2))
 
 
 # ----------------------------------------------------------------------------------------------- Laplacians
@@ -59,6 +81,9 @@ def normalized_laplacian(edge_index: torch.Tensor, num_nodes: int, edge_weight: 
         if edge_weight.shape != (edge_index.shape[1],):
             raise ValueError(f"edge_weight must have shape (E,) = ({edge_index.shape[1]},); "
                              f"got {tuple(edge_weight.shape)}")
+        checks.tensor("edge_weight", edge_weight, nonempty=False)
+        if bool((edge_weight < 0).any()):
+            raise ValueError("edge_weight must be non-negative (a normalised Laplacian needs degrees >= 0)")
         w = edge_weight.to(device=device, dtype=dtype)[keep]
     deg = torch.zeros(num_nodes, dtype=dtype, device=device).index_add_(0, row, w)
     dinv = torch.where(deg > 0, deg.clamp_min(1e-30).rsqrt(), torch.zeros_like(deg))
@@ -77,6 +102,7 @@ def dense_normalized_laplacian(adj: torch.Tensor, mask: torch.Tensor | None = No
     """
     if not isinstance(adj, torch.Tensor) or adj.dim() not in (2, 3) or adj.shape[-1] != adj.shape[-2]:
         raise ValueError(f"adj must be a square (n, n) or (B, n, n) tensor; got {getattr(adj, 'shape', adj)}")
+    checks.tensor("adj", adj)
     if not adj.is_floating_point():
         adj = adj.float()
     n = adj.shape[-1]
@@ -95,8 +121,11 @@ def dense_normalized_laplacian(adj: torch.Tensor, mask: torch.Tensor | None = No
 
 def laplacian_matmul(lap: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
     """``lap @ x`` for a dense (batched) or sparse ``lap``; checks that the shapes fit."""
-    if not isinstance(lap, torch.Tensor) or not isinstance(x, torch.Tensor):
-        raise ValueError("lap and x must be tensors")
+    return _matmul(_finite("lap", lap), _finite("x", x))
+
+
+def _matmul(lap: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+    """:func:`laplacian_matmul` without the finiteness checks (the filters' inner products)."""
     if lap.is_sparse or lap.layout == torch.sparse_csr:
         if x.dim() != 2 or x.shape[0] != lap.shape[0]:
             raise ValueError(f"x must have shape ({lap.shape[0]}, C) for a sparse lap; got {tuple(x.shape)}")
@@ -121,20 +150,27 @@ def _coeffs(coeffs, name: str, channels: int) -> torch.Tensor:
 # ----------------------------------------------------------------------------------------------- Chebyshev
 def chebyshev_basis(lap: torch.Tensor, x: torch.Tensor, K: int) -> list[torch.Tensor]:
     """``[T_0(L - I) x, ..., T_K(L - I) x]`` by the three-term recurrence (``λ_max = 2``)."""
-    if isinstance(K, bool) or not isinstance(K, int) or K < 0:
-        raise ValueError(f"K must be a non-negative integer; got {K!r}")
+    _check_K(K)
+    return _cheb_basis(_finite("lap", lap), _finite("x", x), K)
+
+
+def _cheb_basis(lap: torch.Tensor, x: torch.Tensor, K: int) -> list[torch.Tensor]:
     out = [x]
     if K >= 1:
-        out.append(laplacian_matmul(lap, x) - x)
+        out.append(_matmul(lap, x) - x)
     for _ in range(2, K + 1):
-        out.append(2 * (laplacian_matmul(lap, out[-1]) - out[-1]) - out[-2])
+        out.append(2 * (_matmul(lap, out[-1]) - out[-1]) - out[-2])
     return out
 
 
 def chebyshev_filter(lap: torch.Tensor, x: torch.Tensor, coeffs) -> torch.Tensor:
     """``sum_k c_k T_k(L - I) x``; ``coeffs`` of shape ``(K+1,)`` or ``(K+1, C)``."""
+    return _cheb_filter(_finite("lap", lap), _finite("x", x), _coeff_tensor("coeffs", coeffs))
+
+
+def _cheb_filter(lap: torch.Tensor, x: torch.Tensor, coeffs) -> torch.Tensor:
     c = _coeffs(coeffs, "coeffs", x.shape[-1]).to(x)
-    basis = chebyshev_basis(lap, x, c.shape[0] - 1)
+    basis = _cheb_basis(lap, x, c.shape[0] - 1)
     return sum(ck * tk for ck, tk in zip(c, basis))
 
 
@@ -150,8 +186,12 @@ def _cheb_T(t: torch.Tensor, K: int) -> torch.Tensor:
 
 def chebyshev_response(lam: torch.Tensor, coeffs) -> torch.Tensor:
     """The scalar filter ``g(λ) = sum_k c_k T_k(λ - 1)``; shape ``lam.shape`` (+ ``(C,)`` for per-channel)."""
-    lam = torch.as_tensor(lam)
-    c = coeffs if isinstance(coeffs, torch.Tensor) else torch.as_tensor(coeffs, dtype=lam.dtype)
+    lam = _finite("lam", torch.as_tensor(lam))
+    return _cheb_response(lam, _coeff_tensor("coeffs", coeffs, lam.dtype))
+
+
+def _cheb_response(lam: torch.Tensor, coeffs) -> torch.Tensor:
+    c = coeffs
     T = _cheb_T(lam.to(c.dtype) - 1, c.shape[0] - 1)  # (K+1, *lam)
     if c.dim() == 1:
         return torch.tensordot(c, T, dims=([0], [0]))
@@ -161,25 +201,33 @@ def chebyshev_response(lam: torch.Tensor, coeffs) -> torch.Tensor:
 # ----------------------------------------------------------------------------------------------- Bernstein
 def bernstein_filter(lap: torch.Tensor, x: torch.Tensor, theta) -> torch.Tensor:
     """BernNet: ``sum_k θ_k C(K,k)/2^K (2I - L)^{K-k} L^k x`` (no ReLU here; the module applies it)."""
+    return _bern_filter(_finite("lap", lap), _finite("x", x), _coeff_tensor("theta", theta))
+
+
+def _bern_filter(lap: torch.Tensor, x: torch.Tensor, theta) -> torch.Tensor:
     th = _coeffs(theta, "theta", x.shape[-1]).to(x)
     K = th.shape[0] - 1
     # powers of (2I - L) applied to x, then L^k on top
     twos = [x]
     for _ in range(K):
-        twos.append(2 * twos[-1] - laplacian_matmul(lap, twos[-1]))
+        twos.append(2 * twos[-1] - _matmul(lap, twos[-1]))
     out = 0
     for k in range(K + 1):
         z = twos[K - k]
         for _ in range(k):
-            z = laplacian_matmul(lap, z)
+            z = _matmul(lap, z)
         out = out + th[k] * (math.comb(K, k) / 2**K) * z
     return out
 
 
 def bernstein_response(lam: torch.Tensor, theta) -> torch.Tensor:
     """``g(λ) = sum_k θ_k C(K,k)/2^K (2-λ)^{K-k} λ^k``."""
-    lam = torch.as_tensor(lam)
-    th = theta if isinstance(theta, torch.Tensor) else torch.as_tensor(theta, dtype=lam.dtype)
+    lam = _finite("lam", torch.as_tensor(lam))
+    return _bern_response(lam, _coeff_tensor("theta", theta, lam.dtype))
+
+
+def _bern_response(lam: torch.Tensor, theta) -> torch.Tensor:
+    th = theta
     K = th.shape[0] - 1
     lam = lam.to(th.dtype)
     B = torch.stack([math.comb(K, k) / 2**K * (2 - lam) ** (K - k) * lam**k for k in range(K + 1)])
@@ -191,8 +239,7 @@ def bernstein_response(lam: torch.Tensor, theta) -> torch.Tensor:
 # ----------------------------------------------------------------------------------------------- ChebNetII
 def chebii_nodes(K: int, dtype=torch.float64, device=None) -> torch.Tensor:
     """Chebyshev nodes ``x_j = cos((K - j + 1/2) π / (K+1))``, ``j = 0..K`` (increasing, in ``(-1, 1)``)."""
-    if isinstance(K, bool) or not isinstance(K, int) or K < 0:
-        raise ValueError(f"K must be a non-negative integer; got {K!r}")
+    _check_K(K)
     j = torch.arange(K + 1, dtype=dtype, device=device)
     return torch.cos((K - j + 0.5) * math.pi / (K + 1))
 
@@ -205,6 +252,11 @@ def chebii_coefficients(gamma: torch.Tensor) -> torch.Tensor:
     """
     if not isinstance(gamma, torch.Tensor) or gamma.dim() not in (1, 2) or gamma.shape[0] < 1:
         raise ValueError(f"gamma must be a (K+1,) or (K+1, C) tensor; got {getattr(gamma, 'shape', gamma)}")
+    checks.tensor("gamma", gamma)
+    return _chebii_coefficients(gamma)
+
+
+def _chebii_coefficients(gamma: torch.Tensor) -> torch.Tensor:
     K = gamma.shape[0] - 1
     xj = chebii_nodes(K, dtype=gamma.dtype, device=gamma.device)
     T = _cheb_T(xj, K)  # (k, j)
@@ -219,12 +271,16 @@ def _halve_c0(c: torch.Tensor) -> torch.Tensor:
 
 def chebii_filter(lap: torch.Tensor, x: torch.Tensor, gamma: torch.Tensor) -> torch.Tensor:
     """ChebNetII propagation: the Chebyshev interpolant of ``γ`` (values at the Chebyshev nodes) applied to ``x``."""
-    return chebyshev_filter(lap, x, _halve_c0(chebii_coefficients(gamma)))
+    return _chebii_filter(_finite("lap", lap), _finite("x", x), chebii_coefficients(gamma))
+
+
+def _chebii_filter(lap: torch.Tensor, x: torch.Tensor, coefficients: torch.Tensor) -> torch.Tensor:
+    return _cheb_filter(lap, x, _halve_c0(coefficients))
 
 
 def chebii_response(lam: torch.Tensor, gamma: torch.Tensor) -> torch.Tensor:
     """The scalar ChebNetII filter on eigenvalues ``lam``; equals ``γ_j`` at ``λ = x_j + 1``."""
-    return chebyshev_response(lam, _halve_c0(chebii_coefficients(gamma)))
+    return _cheb_response(_finite("lam", torch.as_tensor(lam)), _halve_c0(chebii_coefficients(gamma)))
 
 
 # ----------------------------------------------------------------------------------------------- oracle
@@ -233,10 +289,16 @@ def eig_filter(lap: torch.Tensor, x: torch.Tensor, response) -> torch.Tensor:
 
     ``response`` maps eigenvalues ``(..., n)`` to ``(..., n)`` (shared) or ``(..., n, C)`` (per channel).
     """
+    lap = _finite("lap", lap)
     if lap.is_sparse:
         lap = lap.to_dense()
     if lap.dim() not in (2, 3) or lap.shape[-1] != lap.shape[-2]:
         raise ValueError(f"lap must be (n, n) or (B, n, n); got {tuple(lap.shape)}")
+    checks.tensor("x", x, ndim=lap.dim())
+    if x.shape[-2] != lap.shape[-1]:
+        raise ValueError(f"x must have {lap.shape[-1]} rows (one per node of lap); got shape {tuple(x.shape)}")
+    if not callable(response):
+        raise TypeError(f"response must be a function of the eigenvalues; got {type(response).__name__}")
     lam, U = torch.linalg.eigh(lap)
     g = response(lam)
     z = U.transpose(-1, -2) @ x
@@ -256,14 +318,14 @@ class ChebConv(nn.Module):
 
     def __init__(self, in_channels: int, out_channels: int, K: int, bias: bool = True):
         super().__init__()
-        if in_channels < 1 or out_channels < 1:
-            raise ValueError(f"in_channels and out_channels must be >= 1; got {in_channels}, {out_channels}")
+        checks.positive_int("in_channels", in_channels)
+        checks.positive_int("out_channels", out_channels)
         self.K = _check_K(K)
         self.lins = nn.ModuleList(nn.Linear(in_channels, out_channels, bias=False) for _ in range(K + 1))
         self.bias = nn.Parameter(torch.zeros(out_channels)) if bias else None
 
     def forward(self, x: torch.Tensor, lap: torch.Tensor) -> torch.Tensor:
-        out = sum(lin(t) for lin, t in zip(self.lins, chebyshev_basis(lap, x, self.K)))
+        out = sum(lin(t) for lin, t in zip(self.lins, _cheb_basis(lap, x, self.K)))
         return out if self.bias is None else out + self.bias
 
 
@@ -273,17 +335,17 @@ class BernProp(nn.Module):
     def __init__(self, K: int, channels: int | None = None):
         super().__init__()
         self.K = _check_K(K)
-        shape = (K + 1,) if channels is None else (K + 1, channels)
+        shape = (K + 1,) if channels is None else (K + 1, checks.positive_int("channels", channels))
         self.theta = nn.Parameter(torch.ones(shape))
 
     def coefficients(self) -> torch.Tensor:
         return torch.relu(self.theta)
 
     def response(self, lam: torch.Tensor) -> torch.Tensor:
-        return bernstein_response(lam, self.coefficients().to(torch.as_tensor(lam).dtype))
+        return _bern_response(torch.as_tensor(lam), self.coefficients().to(torch.as_tensor(lam).dtype))
 
     def forward(self, x: torch.Tensor, lap: torch.Tensor) -> torch.Tensor:
-        return bernstein_filter(lap, x, self.coefficients())
+        return _bern_filter(lap, x, self.coefficients())
 
 
 class ChebIIProp(nn.Module):
@@ -292,14 +354,15 @@ class ChebIIProp(nn.Module):
     def __init__(self, K: int, channels: int | None = None):
         super().__init__()
         self.K = _check_K(K)
-        shape = (K + 1,) if channels is None else (K + 1, channels)
+        shape = (K + 1,) if channels is None else (K + 1, checks.positive_int("channels", channels))
         self.gamma = nn.Parameter(torch.ones(shape))
 
     def values(self) -> torch.Tensor:
         return torch.relu(self.gamma)
 
     def response(self, lam: torch.Tensor) -> torch.Tensor:
-        return chebii_response(lam, self.values().to(torch.as_tensor(lam).dtype))
+        return _cheb_response(torch.as_tensor(lam), _halve_c0(_chebii_coefficients(
+            self.values().to(torch.as_tensor(lam).dtype))))
 
     def forward(self, x: torch.Tensor, lap: torch.Tensor) -> torch.Tensor:
-        return chebii_filter(lap, x, self.values())
+        return _chebii_filter(lap, x, _chebii_coefficients(self.values()))

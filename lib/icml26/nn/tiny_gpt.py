@@ -17,6 +17,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from icml26 import checks
 from icml26.nn.attention import VARIANTS, AttentionResult, MultiHeadAttention
 
 
@@ -122,10 +123,14 @@ class TinyGPT(nn.Module):
 
 def token_losses(model: TinyGPT, idx: torch.Tensor, logits: torch.Tensor | None = None) -> torch.Tensor:
     """Per-token next-token cross-entropy ``(B, T-1)`` (nats) of ``idx`` under ``model``."""
+    checks.instance("model", model, TinyGPT)
+    checks.tensor("idx", idx, dtype_kind="int")
     if idx.dim() != 2 or idx.shape[1] < 2:
         raise ValueError(f"idx must be (B, T) with T >= 2; got {tuple(idx.shape)}")
     if logits is None:
         logits = model(idx)
+    else:
+        checks.tensor("logits", logits, shape=(*idx.shape, model.cfg.vocab_size))
     lg = logits[:, :-1]
     return F.cross_entropy(lg.reshape(-1, lg.shape[-1]).float(), idx[:, 1:].reshape(-1),
                            reduction="none").view(idx.shape[0], -1)

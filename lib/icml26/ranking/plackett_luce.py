@@ -224,7 +224,7 @@ def _log_normalisers(scores, ranking, mask):
 def log_prob(scores: torch.Tensor, ranking: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
     """Log-likelihood of an ordered (full or top-k) ranking under PL(``scores``); shape ``(...)``.
 
-    ``log P(o) = sum_j [ s_{o_j} - log sum_{b not in o_1..o_{j-1}} exp(s_b) ]`` (ca_pg note §3.2). The
+    ``log P(o) = sum_j [ s_{o_j} - log sum_{b not in o_1..o_{j-1}} exp(s_b) ]`` (docs/papers/ca_pg.md §3.2). The
     normaliser at step j is ``logaddexp(suffix-logsumexp of the picked scores, log mass of unpicked
     items)``: O(N + k), no cancellation.
     """
@@ -237,7 +237,7 @@ def log_prob(scores: torch.Tensor, ranking: torch.Tensor, mask: torch.Tensor | N
 
 def sample_topk(scores: torch.Tensor, k: int, n: int | None = None, generator: torch.Generator | None = None,
                 return_perturbed: bool = False, mask: torch.Tensor | None = None):
-    """Ordered top-``k`` PL samples without replacement by the Gumbel-top-k trick (ca_pg note §3.2).
+    """Ordered top-``k`` PL samples without replacement by the Gumbel-top-k trick (docs/papers/ca_pg.md §3.2).
 
     Adds i.i.d. Gumbel noise to the scores and keeps the ``k`` largest, in order; this is exactly a
     PL draw of the first ``k`` positions. Returns indices of shape ``(..., k)`` (or ``(n, ..., k)`` when
@@ -265,7 +265,7 @@ def sample_topk(scores: torch.Tensor, k: int, n: int | None = None, generator: t
 
 
 def score_logits(scores: torch.Tensor, ranking: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
-    """Closed-form ``d log P(ranking) / d scores`` in O(N + k) (ca_pg note §3.2); shape ``(..., N)``.
+    """Closed-form ``d log P(ranking) / d scores`` in O(N + k) (docs/papers/ca_pg.md §3.2); shape ``(..., N)``.
 
     With ``c_j = sum_{i <= j} 1/Z_i``: ``d/ds_i = 1[i ranked] - exp(s_i) c_{min(pos(i), k)}`` where an
     unranked item has ``pos = k``. Computed in log space (``log c`` by a log-cumsum-exp). Masked items
@@ -378,7 +378,7 @@ def _log_h_draws(scores, k, mask, n_mc, generator, items=None):
 
 
 def _log_rho_mc(scores, k, mask, n_mc, generator):
-    """Rao-Blackwellised Gumbel Monte Carlo (ca_pg note §3.6, option 3), log of the estimate, all items.
+    """Rao-Blackwellised Gumbel Monte Carlo (docs/papers/ca_pg.md §3.6, option 3), log of the estimate, all items.
 
     For each of ``n_mc`` Gumbel draws, T = k-th largest perturbed score among the other items; then
     ``P(a in top-k | others) = h(s_a - T)`` with ``h(z) = 1 - exp(-e^z)``. The estimate of rho is the
@@ -391,7 +391,7 @@ def _log_rho_mc(scores, k, mask, n_mc, generator):
 
 
 def _log_rho_quadrature(scores, k, mask, n_nodes):
-    """Exact 1-D integral over the Gumbel value of the item (ca_pg note §3.6, option 2), all items.
+    """Exact 1-D integral over the Gumbel value of the item (docs/papers/ca_pg.md §3.6, option 2), all items.
 
     ``rho(a) = int gumbel_pdf(u - s_a) P(#{b != a : s_b + g_b > u} <= k - 1) du``; the count is
     Poisson-binomial with ``p_b(u) = 1 - exp(-e^{s_b - u})``. Leave-one-out count laws come from a
@@ -467,7 +467,7 @@ def _log_rho_all(scores, k, method, mask, n_mc, generator, n_nodes):
 def inclusion_prob(scores: torch.Tensor, k: int, method: str = "mc", n_mc: int = 32,
                    generator: torch.Generator | None = None, mask: torch.Tensor | None = None,
                    n_nodes: int = 2048) -> torch.Tensor:
-    """``rho(a) = P(a in the top-k PL sample)`` for every item; shape ``(..., N)`` (ca_pg note §3.6).
+    """``rho(a) = P(a in the top-k PL sample)`` for every item; shape ``(..., N)`` (docs/papers/ca_pg.md §3.6).
 
     ``method``: ``"enumerate"`` (exact, N <= 8), ``"quadrature"`` (exact up to quadrature error, O(G N k)),
     ``"mc"`` (unbiased Rao-Blackwellised Gumbel estimate with ``n_mc`` draws) or ``"with_replacement"``
@@ -490,7 +490,7 @@ def log_inclusion_prob(scores: torch.Tensor, items: torch.Tensor, k: int, method
                        n_nodes: int = 2048) -> torch.Tensor:
     """``log rho(a)`` for the chosen ``items`` (``(..., m)`` indices); shape ``(..., m)``; differentiable.
 
-    This is the quantity whose gradient the credit-assigned policy gradient uses (ca_pg note §3.5).
+    This is the quantity whose gradient the credit-assigned policy gradient uses (docs/papers/ca_pg.md §3.5).
     Same ``method`` options as :func:`inclusion_prob`; for ``"mc"`` the log of the averaged estimate.
     """
     scores, mask = _validate_inclusion(scores, k, method, mask, n_mc, generator, n_nodes)

@@ -10,6 +10,8 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
+from icml26 import checks
+
 PADDINGS = ("border", "zeros", "periodic")
 
 
@@ -20,8 +22,16 @@ def _check(img: torch.Tensor, flow: torch.Tensor) -> None:
         raise ValueError(f"flow must be a 4-D tensor (N, 2, H, W); got {getattr(flow, 'shape', flow)!r}")
     if flow.shape[0] != img.shape[0] or flow.shape[-2:] != img.shape[-2:]:
         raise ValueError(f"flow {tuple(flow.shape)} must match img {tuple(img.shape)} in N, H and W")
-    if not torch.isfinite(flow).all():
-        raise ValueError("flow must be finite")
+    checks.tensor("img", img)
+    checks.tensor("flow", flow)
+
+
+def _check_flow(name: str, flow: torch.Tensor) -> torch.Tensor:
+    """A finite, non-empty ``(N, 2, H, W)`` flow field."""
+    checks.tensor(name, flow, ndim=4)
+    if flow.shape[1] != 2:
+        raise ValueError(f"{name} must be a flow field (N, 2, H, W); got shape {tuple(flow.shape)}")
+    return flow
 
 
 def warp(img: torch.Tensor, flow: torch.Tensor, padding: str = "border", mode: str = "bilinear") -> torch.Tensor:
@@ -53,14 +63,20 @@ def warp(img: torch.Tensor, flow: torch.Tensor, padding: str = "border", mode: s
 
 def compose_flows(u_fg: torch.Tensor, u_gh: torch.Tensor, padding: str = "border") -> torch.Tensor:
     """u^{f->h}(p) = u^{f->g}(p) + u^{g->h}(p + u^{f->g}(p))."""
+    _check_flow("u_fg", u_fg)
+    if _check_flow("u_gh", u_gh).shape != u_fg.shape:
+        raise ValueError(f"u_gh must have the shape of u_fg {tuple(u_fg.shape)}; got {tuple(u_gh.shape)}")
     return u_fg + warp(u_gh, u_fg, padding=padding)
 
 
 def fb_valid(u_fg: torch.Tensor, u_gf: torch.Tensor, abs_tol: float = 0.5, rel_tol: float = 0.01,
              padding: str = "border") -> torch.Tensor:
     """1 where |u^{f->g} + W u^{g->f}| < abs_tol + rel_tol |u^{f->g}| and (unless periodic) p + u stays in bounds."""
-    if abs_tol < 0 or rel_tol < 0:
-        raise ValueError(f"abs_tol and rel_tol must be >= 0; got {abs_tol}, {rel_tol}")
+    checks.nonnegative_number("abs_tol", abs_tol)
+    checks.nonnegative_number("rel_tol", rel_tol)
+    _check_flow("u_fg", u_fg)
+    if _check_flow("u_gf", u_gf).shape != u_fg.shape:
+        raise ValueError(f"u_gf must have the shape of u_fg {tuple(u_fg.shape)}; got {tuple(u_gf.shape)}")
     back = warp(u_gf, u_fg, padding=padding)
     err = (u_fg + back).norm(dim=1, keepdim=True)
     ok = err < abs_tol + rel_tol * u_fg.norm(dim=1, keepdim=True)
@@ -75,6 +91,8 @@ def fb_valid(u_fg: torch.Tensor, u_gf: torch.Tensor, abs_tol: float = 0.5, rel_t
 
 def warp_video(frames: torch.Tensor, flows: torch.Tensor, padding: str = "border") -> torch.Tensor:
     """Batched warp of (..., C, H, W) frames with (..., 2, H, W) flows (same leading shape)."""
+    checks.tensor("frames", frames, ndim=range(4, 9))
+    checks.tensor("flows", flows, ndim=frames.dim())
     if frames.shape[:-3] != flows.shape[:-3]:
         raise ValueError(f"frames {tuple(frames.shape)} and flows {tuple(flows.shape)} need equal leading dims")
     lead = frames.shape[:-3]

@@ -197,7 +197,7 @@ def _score_pool(name, cfg, model, heads, vocab, gen, device, order) -> tuple[tas
     s_n = sc["step_ais"].shape[1]
     stype = _step_types(pool, s_n)
     valid = sc["step_size"] > 0
-    # the note's step claim is about clean traces of the contrast pool; on the natural pool every trace counts
+    # the step claim is about clean traces of the contrast pool; on the natural pool every trace counts
     rows = (pool.kind == 0) if name == "contrast" else torch.ones(len(pool), dtype=torch.bool, device=device)
     scope = rows[:, None] & valid
     step_stats = {}

@@ -45,7 +45,7 @@ def _check_mask(name: str, mask, idx: torch.Tensor) -> None:
 
 @torch.no_grad()
 def retrieval_scores(model, idx: torch.Tensor, needle: torch.Tensor) -> torch.Tensor:
-    """Retrieval score ``R_h`` ``(n_layers, n_heads)`` of every head on the needle tokens (note §3.1).
+    """Retrieval score ``R_h`` ``(n_layers, n_heads)`` of every head on the needle tokens (docs page, method).
 
     ``needle`` ``(B, T)`` bool marks the target tokens ``w_t`` (C1). The row ``t-1`` (which predicts ``w_t``)
     of head ``h`` has its maximum at ``j*`` (first index on ties); the head copy-pastes iff ``idx[j*] == w_t``
@@ -201,7 +201,7 @@ def influence(l_ref: torch.Tensor, l_base: torch.Tensor, form: str = "relative",
 def attention_influence(model, heads, idx: torch.Tensor, step: torch.Tensor, *, form: str = "relative",
                         eps: float = 1e-3, sample: str = "tokens", mode: str = "uniform",
                         batch_size: int = 512) -> dict:
-    """Step and sample Attention Influence Scores of a batch (note §3.3): two forward passes, no gradients.
+    """Step and sample Attention Influence Scores of a batch (docs page, method): two forward passes, no gradients.
 
     Returns a dict of tensors: ``step_ais`` ``(B, S)``, ``step_size`` ``(B, S)``, ``step_base``/``step_ref``
     (step losses), ``sample_ais`` ``(B,)``, ``base_loss``/``ref_loss`` (mean response loss) and
@@ -253,7 +253,7 @@ def attention_influence(model, heads, idx: torch.Tensor, step: torch.Tensor, *, 
 
 def step_weights(step_ais: torch.Tensor, step_size: torch.Tensor, *, kind: str = "zclip", lam: float = 1.0,
                  w_min: float = 0.1, w_max: float = 3.0, tau: float | None = None) -> torch.Tensor:
-    """Per-step weights ``(B, S)`` from step AIS (note §3.4, map *inferred*); 0 for empty steps.
+    """Per-step weights ``(B, S)`` from step AIS (docs page; map *inferred*); 0 for empty steps.
 
     ``"zclip"``: ``clip(1 + lam * z_s, w_min, w_max)`` with ``z_s`` the per-sample z-score of AIS;
     ``"softmax"``: ``S * softmax(AIS / tau)`` with ``tau`` the per-sample std unless given; ``"uniform"``: 1.

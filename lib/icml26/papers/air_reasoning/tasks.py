@@ -16,7 +16,7 @@ Vocabulary (fixed ids): :data:`SPECIAL`, then the digits ``0..9``, three filler 
 
 Two pools (what the selectors choose from):
 
-* :func:`contrast_pool` (the paper note's pool): ``clean`` traces (0-1 filler lines), ``padded`` traces (6-8
+* :func:`contrast_pool` (our design): ``clean`` traces (0-1 filler lines), ``padded`` traces (6-8
   filler lines with a random filler word: long, low information) and ``noisy`` traces (response tokens replaced
   by variables absent from the context, often a wrong answer). Length, entropy and loss are fooled *by
   construction* here; it shows what AIS does on data built to mislead the heuristics.

@@ -1,7 +1,7 @@
-"""Claims of APO (arXiv 2510.04142) as adapted to the drifting-teachers toy (note §6).
+"""Claims of APO (arXiv 2510.04142) as adapted to the drifting-teachers toy (docs/papers/apo_alignment.md §5).
 
 All accuracies are test-set averages over findings, averaged over the run's seeds (``summary``).
-The note asks for "non-decreasing in >= 3 of 4 consecutive pairs" of a 4-point drift grid, which has only
+The planned claim asked for "non-decreasing in >= 3 of 4 consecutive pairs" of a 4-point drift grid, which has only
 3 pairs; claim ``gain_grows_with_drift`` asks for all 3.
 """
 
@@ -19,7 +19,7 @@ from icml26.claims import Claim
 # (1e-5, 0.5), DPO random (3e-5, 0.5), DPO divergent (1e-5, 0.5), SFT consensus lr 3e-5, SFT best lr 1e-5.
 # Measured at standard (seed 0 -> seeds 0/1000/2000 mean): sources best 0.802, consensus 0.879, stage 1 0.891
 # (halluc. 0.102 vs sources' 0.246); stage 2: APO 0.449 (well-formed 0.50; per seed 0.444/0.202/0.701),
-# pairwise 0.874, DPO random 0.888, DPO divergent 0.881, SFT consensus 0.896, SFT best 0.896, APO at the note's
+# pairwise 0.874, DPO random 0.888, DPO divergent 0.881, SFT consensus 0.896, SFT best 0.896, APO at the planned
 # setting (1e-4, 0.1) 0.018 (well-formed 0.02). Drift sweep (1 seed): gap APO - stage 1 = -0.171/-0.171/-0.063/-0.550.
 _S2 = ("at the <=6-min standard budget (1000 train cases, 250 stage-1 steps) the greedy stage-1 student is the "
        "mode of the sources' mixture, an implicit majority vote: accuracy 0.891 vs best source 0.802, hallucination "
@@ -28,7 +28,7 @@ _S2 = ("at the <=6-min standard budget (1000 train cases, 250 stage-1 steps) the
        "best source), so this claim depends on the training budget in our toy")
 _APO = ("stage-2 APO does not improve on stage 1: tuned on the shared grid (lr 1e-4, beta 0.5 chosen on a "
         "validation split, 0.889 there) it still collapses on 2 of 3 seeds: test accuracy 0.444/0.202/0.701 vs stage 1 "
-        "0.904/0.877/0.892 (well-formed 0.48/0.23/0.78), mean 0.449 vs 0.891; the note's setting (lr 1e-4, beta 0.1) "
+        "0.904/0.877/0.892 (well-formed 0.48/0.23/0.78), mean 0.449 vs 0.891; the planned setting (lr 1e-4, beta 0.1) "
         "gives 0.018 (well-formed 0.02). Every baseline's tuned point (small lr) stays near stage 1 (0.874-0.896): "
         "the greedy stage-1 student already is the consensus (0.879), so there is nothing left for t+ to teach")
 
@@ -98,22 +98,23 @@ CLAIMS = [
           "per-finding majority consensus of the sources is at least 3 points more accurate than the best source",
           consensus_margin, ">=", {"quick": 0.03, "standard": 0.03, "full": 0.03}, kind="check",
           paper_value="APO 0.78 vs best source (GPT-5) 0.75 avg accuracy; consensus is the premise",
-          source="§3.3; MS-CXR-T table"),
+          source="abstract; MS-CXR-T table; docs/papers/apo_alignment.md §3.3"),
     Claim("sft_inherits_hallucinations",
           "naive multi-source SFT keeps >= 0.8x the sources' mean hallucination rate",
           hallucination_inherited, ">=", {"standard": 0.8, "full": 0.8}, kind="paper",
           why={"standard": _S2 + "; measured ratio 0.413"},
-          paper_value="qualitative: the drift-biased target absorbs the union of biases", source="§2; project page"),
+          paper_value="qualitative: the drift-biased target absorbs the union of biases",
+          source="abstract; project page"),
     Claim("sft_below_best_source",
           "naive multi-source SFT is less accurate on average than the best source",
           stage1_deficit, ">", {"standard": 0.0, "full": 0.0}, kind="paper",
           why={"standard": _S2 + "; measured best source - stage 1 = -0.089"},
-          paper_value="qualitative", source="§2; project page"),
+          paper_value="qualitative", source="abstract; project page"),
     Claim("apo_beats_stage1",
           "stage-2 APO improves average accuracy over the stage-1 model by >= 5 points",
           apo_over_stage1, ">=", {"quick": 0.05, "standard": 0.05, "full": 0.05}, kind="paper",
           why={
-              "quick": "with the note's beta=0.1, lr=1e-4 (60 steps; no grid at quick) the summed-log-ratio PL step "
+              "quick": "with the planned beta=0.1, lr=1e-4 (60 steps; no grid at quick) the summed-log-ratio PL step "
                        "collapses the tiny target (likelihood displacement: log pi(t+) falls too): accuracy "
                        "0.877/0.802/0.757 -> 0.047/0.000/0.497, well-formed 1.00 -> 0.05/0.00/0.55 (seeds 0/1/2), "
                        "APO - stage 1 = -0.830/-0.802/-0.260",
@@ -128,20 +129,23 @@ CLAIMS = [
           "the multi-negative PL objective beats single-negative DPO (random source) by >= 2 points",
           pl_over_dpo, ">=", {"standard": 0.02, "full": 0.02}, kind="paper",
           why={"standard": _PL_DPO},
-          paper_value="not reported (ablation proposed by the note)", source="§3.4; note §6.4"),
+          paper_value="not reported (our ablation)",
+          source="abstract (multi-negative PL); docs/papers/apo_alignment.md §4"),
     Claim("pl_not_worse_than_pairwise",
           "the multi-negative PL objective is not worse than pairwise-expanded DPO by more than 1 point",
           pl_over_pairwise, ">=", {"standard": -0.01, "full": -0.01}, kind="paper",
           why={"standard": _PL_PAIR},
-          paper_value="not reported (released recipe is pairwise)", source="§3.4; note §10"),
+          paper_value="not reported (released recipe is pairwise)",
+          source="APO-Qwen2.5.sh (a DPO trainer); docs/papers/apo_alignment.md §4"),
     Claim("gain_grows_with_drift",
           "the gap APO - stage 1 is non-decreasing across the 3 consecutive steps of d in {0, .1, .2, .3}",
           drift_monotone_pairs, ">=", {"standard": 3, "full": 3}, kind="paper",
           why={"standard": _DRIFT},
-          paper_value="qualitative: drift is turned into constraints", source="§3.1; note §6.5"),
+          paper_value="qualitative: drift is turned into constraints",
+          source="abstract; docs/papers/apo_alignment.md §2"),
     Claim("gain_positive_under_drift",
           "the gap APO - stage 1 is positive at every drift d >= 0.2",
           drift_gap_high, ">", {"standard": 0.0, "full": 0.0}, kind="paper",
           why={"standard": _DRIFT_POS},
-          paper_value="qualitative", source="§3.1; note §6.5"),
+          paper_value="qualitative", source="abstract; docs/papers/apo_alignment.md §2"),
 ]

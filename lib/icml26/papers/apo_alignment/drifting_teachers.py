@@ -1,4 +1,5 @@
-"""The toy "multi-stream diagnosis" world of the APO note (§7): cases, observations, drifting teachers.
+"""The toy "multi-stream diagnosis" world of APO (docs/papers/apo_alignment.md §2): cases,
+observations, drifting teachers.
 
 A case has ``K`` binary findings ``f`` drawn from a small chain Bayesian network
 (``f_1 ~ Bern(p0)``, ``f_k ~ Bern(p_base + p_link * f_{k-1})``). Its observation ("the image") has one
@@ -6,16 +7,16 @@ evidence token per finding: the finding's positive token when present (missed wi
 its negative token when absent (a spurious positive with prob ``p_spur``).
 
 ``N`` teachers (stochastic programs, not networks) read the observation and write a trajectory
-(§3.1, §7): for each finding ``k`` they say present with probability ``tpr[u, k]`` after positive
+(§2): for each finding ``k`` they say present with probability ``tpr[u, k]`` after positive
 evidence and ``fpr[u, k](j)`` after negative evidence. Teacher ``u`` is reliable on its strong findings
-and weak elsewhere; the weak sets are complementary (the paper's MS-CXR-T pattern, note §5). **Drift**
-(§3.1): the hallucination rate on weak findings moves along the trajectory step ``j``:
+and weak elsewhere; the weak sets are complementary (the paper's sources are complementary, §1). **Drift**
+(§2): the hallucination rate on weak findings moves along the trajectory step ``j``:
 ``fpr_u(j) = fpr_weak + sign_u * d * j / K`` (rising for even ``u``, falling for odd ``u``), so the joint
 state of the streams is non-stationary across steps. ``correlation`` in [0, 1] makes teachers share
-their random draws (the correlated-error setting of note §10, where a consensus cannot help).
+their random draws (the correlated-error setting of §2, where a consensus cannot help).
 
 Ground truth stays in :class:`World` fields ``findings``; nothing in the APO pipeline reads it (the
-consensus is built from teacher decisions only, note §10); only :mod:`.evaluation` does.
+consensus is built from teacher decisions only, §3.3); only :mod:`.evaluation` does.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import torch
+
+from icml26 import checks
 
 __all__ = ["World", "make_world", "teacher_rates", "strong_sets", "PRESETS"]
 
@@ -74,6 +77,8 @@ def teacher_rates(n_teachers: int, n_findings: int, drift: float, tpr_strong: fl
     for name, v in (("drift", drift), ("tpr_strong", tpr_strong), ("fpr_strong", fpr_strong),
                     ("tpr_weak", tpr_weak), ("fpr_weak", fpr_weak)):
         _check_prob(name, v)
+    if device is not None:
+        checks.device("device", device)
     strong = strong_sets(n_teachers, n_findings, preset).to(device)
     sign = torch.where(torch.arange(n_teachers, device=device) % 2 == 0, 1.0, -1.0)[:, None]
     step = (torch.arange(n_findings, device=device, dtype=torch.float32)[None, :] + 1) / n_findings
@@ -120,7 +125,7 @@ def make_world(n_cases: int, n_findings: int = 4, n_teachers: int = 5, drift: fl
                p_miss: float = 0.1, p_spur: float = 0.1, correlation: float = 0.0,
                preset: str = "complementary", generator: torch.Generator | None = None, device=None,
                **rates) -> World:
-    """Sample ``n_cases`` cases and every teacher's decisions on them (note §7), batched over all of them.
+    """Sample ``n_cases`` cases and every teacher's decisions on them (§2), batched over all of them.
 
     ``rates`` are passed to :func:`teacher_rates` (``tpr_strong``, ``fpr_strong``, ``tpr_weak``,
     ``fpr_weak``). Odd teachers are verbose (they restate each decision), even ones concise.
@@ -130,7 +135,10 @@ def make_world(n_cases: int, n_findings: int = 4, n_teachers: int = 5, drift: fl
     n_teachers = _check_int("n_teachers", n_teachers, 1)
     p_miss, p_spur = _check_prob("p_miss", p_miss), _check_prob("p_spur", p_spur)
     correlation = _check_prob("correlation", correlation)
+    if device is not None:
+        checks.device("device", device)
     if generator is not None:
+        checks.instance("generator", generator, torch.Generator)
         device = generator.device
     tpr, fpr = teacher_rates(n_teachers, n_findings, drift, preset=preset, device=device, **rates)
 

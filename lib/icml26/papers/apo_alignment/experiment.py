@@ -1,10 +1,10 @@
-"""The reproduction experiment of APO (note §6, §7) on the drifting-teachers toy.
+"""The reproduction experiment of APO (docs/papers/apo_alignment.md §5) on the drifting-teachers toy.
 
 ``run(config, device, seed)`` returns, per seed (``runs``) and averaged over seeds (``summary``):
 the N sources' and the consensus operator's test scores (claim 1), the stage-1 naive multi-source SFT
 student (claim 2), every stage-2 objective of ``config["objectives"]`` started from the same stage-1
 model with the same steps, batch and clipping and (lr, beta) chosen for each by the same validation-split
-grid rule (claims 3, 4; the note's own setting is reported as ``apo_note``), and optionally a drift sweep (claim 5).
+grid rule (claims 3, 4; the planned setting is reported as ``apo_note``), and optionally a drift sweep (claim 5).
 Rewards are summed (not length-normalised) sequence log-ratios unless ``length_norm`` is set.
 """
 
@@ -15,7 +15,9 @@ import time
 
 import torch
 
-from icml26.papers.apo_alignment.drifting_teachers import make_world
+from icml26 import checks
+from icml26.papers.apo_alignment.baselines import OBJECTIVES
+from icml26.papers.apo_alignment.drifting_teachers import PRESETS, make_world
 from icml26.papers.apo_alignment.method import Vocab, consensus
 from icml26.papers.apo_alignment.training import (
     build_data,
@@ -64,6 +66,9 @@ SELECTIONS = {
 
 def chosen(selection: dict) -> dict:
     """``{objective: [lr, beta]}`` from a selection table (the values its validation grid picked)."""
+    checks.config("selection", selection)
+    for obj, s in selection.items():
+        checks.config(f"selection[{obj!r}]", s, required=("lr2", "beta"))
     return {obj: [s["lr2"], s["beta"]] for obj, s in selection.items()}
 
 
@@ -76,7 +81,7 @@ _BASE = {"n_findings": 4, "n_teachers": 5, "drift": 0.2, "p_miss": 0.1, "p_spur"
          "sweep_steps1": None}
 
 CONFIGS = {
-    # quick runs APO at the note's own stage-2 setting only (no grid: it would not fit the notebook budget)
+    # quick runs APO at the planned stage-2 setting only (no grid: it would not fit the notebook budget)
     "quick": {**_BASE, "n_train": 400, "n_val": 50, "n_test": 150, "steps1": 250, "steps2": 60, "d_model": 32,
               "objectives": ["apo"], "hparams": {"apo": [1e-4, 0.1]}, "report_note_setting": False},
     "standard": {**_BASE, "n_findings": 6, "n_train": 1000, "n_test": 300, "steps1": 250, "steps2": 40,
@@ -102,7 +107,57 @@ def _check_config(config: dict) -> dict:
     for key in ("n_train", "n_val", "n_test", "steps1", "steps2", "n_seeds"):
         if isinstance(config[key], bool) or not isinstance(config[key], int) or config[key] < 1:
             raise ValueError(f"config[{key!r}] must be a positive integer; got {config[key]!r}")
+    for key in ("n_findings", "n_teachers", "d_model", "n_layers", "n_heads", "batch1", "batch2", "sweep_seeds"):
+        checks.positive_int(f"config[{key!r}]", config[key])
+    if config["d_model"] % config["n_heads"]:
+        raise ValueError(f"config['n_heads'] must divide config['d_model']; got {config['n_heads']} and "
+                         f"{config['d_model']}")
+    for key in ("drift", "p_miss", "p_spur", "correlation"):
+        checks.probability(f"config[{key!r}]", config[key])
+    for key in ("lr1", "note_lr2", "note_beta"):
+        checks.positive_number(f"config[{key!r}]", config[key])
+    if config["clip"] is not None:
+        checks.positive_number("config['clip']", config["clip"])
+    if config["sweep_steps1"] is not None:
+        checks.positive_int("config['sweep_steps1']", config["sweep_steps1"])
+    checks.one_of("config['preset']", config["preset"], PRESETS)
+    checks.one_of("config['voice']", config["voice"], ("source", "target"))
+    _check_objectives("config['objectives']", config["objectives"])
+    grid = checks.config("config['grid']", config["grid"], required=("lr2", "beta"))
+    for key in ("lr2", "beta"):
+        _check_positive_list(f"config['grid'][{key!r}]", grid[key])
+    if config["hparams"] is not None:
+        _check_hparams("config['hparams']", config["hparams"])
+    if config["drift_sweep"]:
+        for d in config["drift_sweep"]:
+            checks.probability("config['drift_sweep'] entries", d)
     return config
+
+
+def _check_positive_list(name: str, values) -> None:
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__len__") or len(values) == 0:
+        raise ValueError(f"{name} must be a non-empty list of positive numbers; got {values!r}")
+    for v in values:
+        checks.positive_number(f"{name} entries", v)
+
+
+def _check_objectives(name: str, objectives) -> list:
+    if isinstance(objectives, (str, bytes)) or not hasattr(objectives, "__iter__"):
+        raise ValueError(f"{name} must be a list of objective names from {OBJECTIVES}; got {objectives!r}")
+    objectives = list(objectives)
+    for obj in objectives:
+        checks.one_of(f"{name} entries", obj, OBJECTIVES)
+    return objectives
+
+
+def _check_hparams(name: str, hparams) -> None:
+    checks.config(name, hparams)
+    for obj, pair in hparams.items():
+        checks.one_of(f"{name} keys", obj, OBJECTIVES)
+        if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__") or len(pair) != 2:
+            raise ValueError(f"{name}[{obj!r}] must be a pair (lr, beta); got {pair!r}")
+        checks.positive_number(f"{name}[{obj!r}] lr", pair[0])
+        checks.positive_number(f"{name}[{obj!r}] beta", pair[1])
 
 
 SFT_OBJECTIVES = ("sft_consensus", "sft_best")
@@ -113,7 +168,9 @@ def grid_points(config: dict, objective: str) -> list[tuple[float, float]]:
 
     The SFT objectives do not use beta, so they get the grid's lrs once (with the first beta, unused).
     """
-    grid = config["grid"]
+    checks.one_of("objective", objective, OBJECTIVES)
+    checks.config("config", config, required=("grid",))
+    grid = checks.config("config['grid']", config["grid"], required=("lr2", "beta"))
     betas = grid["beta"][:1] if objective in SFT_OBJECTIVES else grid["beta"]
     return [(float(lr), float(b)) for lr in grid["lr2"] for b in betas]
 
@@ -124,11 +181,18 @@ def pipeline(config: dict, device, seed: int, drift: float | None = None, object
 
     Cases are split train / validation / test. ``hparams`` maps an objective to its stage-2 ``(lr, beta)``;
     an objective without an entry is tuned here on ``config["grid"]`` by greedy-decoded accuracy on the
-    VALIDATION split (test labels are never read for selection; ties go to the first grid point). The note's
-    own setting (``note_lr2``, ``note_beta``) is always run for APO too and reported as ``apo_note``.
+    VALIDATION split (test labels are never read for selection; ties go to the first grid point). The planned
+    setting (``note_lr2``, ``note_beta``) is always run for APO too and reported as ``apo_note``.
     """
-    cfg = config
-    device = torch.device(device)
+    cfg = _check_config(config)
+    device = checks.device("device", device)
+    checks.seed("seed", seed)
+    if drift is not None:
+        checks.probability("drift", drift)
+    if objectives is not None:
+        _check_objectives("objectives", objectives)
+    if hparams is not None:
+        _check_hparams("hparams", hparams)
     gen = torch.Generator(device=device).manual_seed(int(seed))
     torch.manual_seed(int(seed))
     n_tr, n_val, n_te = cfg["n_train"], cfg["n_val"], cfg["n_test"]
@@ -217,6 +281,7 @@ def run(config: dict, device, seed: int) -> dict:
     cfg = _check_config(config)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
+    checks.device("device", device)
     hp = None if cfg["hparams"] is None else {k: tuple(v) for k, v in cfg["hparams"].items()}
     runs = []
     for i in range(cfg["n_seeds"]):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from icml26 import checks
 from icml26.papers.apo_alignment.baselines import pairwise_dpo_loss
 from icml26.papers.apo_alignment.drifting_teachers import make_world
 from icml26.papers.apo_alignment.method import apo_loss, consensus
@@ -14,8 +15,9 @@ from icml26.viz import figure
 
 def plot_drifting_teachers(drift: float = 0.2, fpr_weak: float = 0.35, correlation: float = 0.0,
                            preset: str = "complementary", n_findings: int = 6, n_cases: int = 3000, seed: int = 0):
-    """Left: each source's hallucination rate along the trajectory step (the drift, note §3.1).
+    """Left: each source's hallucination rate along the trajectory step (the drift, docs/papers/apo_alignment.md §2).
     Right: test accuracy of each source and of the label-free majority consensus (claim 1)."""
+    checks.seed("seed", seed)
     g = torch.Generator().manual_seed(seed)
     w = make_world(n_cases, n_findings, 5, drift=drift, correlation=correlation, preset=preset, generator=g,
                    fpr_weak=fpr_weak)
@@ -44,13 +46,17 @@ def plot_drifting_teachers(drift: float = 0.2, fpr_weak: float = 0.35, correlati
 
 
 def plot_negative_weights(margin: float = 1.0, spread: float = 1.0, n_negatives: int = 5, objective: str = "apo"):
-    """How hard each negative is pushed down (``dL/dr_u``) for one case, by objective (note §3.4, §10).
+    """How hard each negative is pushed down (``dL/dr_u``) for one case, by objective
+    (docs/papers/apo_alignment.md §3.4, §4).
 
     Negatives' rewards are ``r+ - margin + spread * linspace(-1, 1)``; the PL loss concentrates its push on
     the highest-reward (most probable) drifting trajectories, pairwise DPO spreads it, DPO picks one.
     """
     if objective not in ("apo", "pairwise", "dpo_top"):
         raise ValueError(f"objective must be 'apo', 'pairwise' or 'dpo_top'; got {objective!r}")
+    checks.finite_number("margin", margin)
+    checks.nonnegative_number("spread", spread)
+    checks.positive_int("n_negatives", n_negatives)
     rp = torch.zeros(1, dtype=torch.float64)
     rn = (-margin + spread * torch.linspace(-1, 1, n_negatives, dtype=torch.float64))[None].requires_grad_(True)
     if objective == "apo":
@@ -72,9 +78,17 @@ def plot_negative_weights(margin: float = 1.0, spread: float = 1.0, n_negatives:
     return fig
 
 
+def _check_runs(results, keys) -> list:
+    checks.config("results", results, required=("runs",))
+    runs = checks.mapping_items("results['runs']", results["runs"], keys)
+    if not runs:
+        raise ValueError("results['runs'] must hold at least one run")
+    return runs
+
+
 def results_table(results: dict) -> list[tuple[str, float, float, float]]:
     """Rows (name, accuracy, hallucination, well-formed) averaged over seeds: sources, consensus, students."""
-    runs = results["runs"]
+    runs = _check_runs(results, ("teachers", "consensus", "stage1", "methods"))
 
     def avg(xs):
         return float(np.mean(xs))
@@ -88,7 +102,8 @@ def results_table(results: dict) -> list[tuple[str, float, float, float]]:
     for obj in runs[0]["methods"]:
         cfg = results.get("config", {})
         name = {"apo": "APO (PL, all negatives)",
-                "apo_note": f"APO, note setting (lr {cfg.get('note_lr2')}, beta {cfg.get('note_beta')})"}.get(obj, obj)
+                "apo_note": f"APO, planned setting (lr {cfg.get('note_lr2')}, beta {cfg.get('note_beta')})"}
+        name = name.get(obj, obj)
         rows.append((name, avg([r["methods"][obj]["accuracy"] for r in runs]),
                      avg([r["methods"][obj]["hallucination"] for r in runs]),
                      avg([r["methods"][obj]["well_formed"] for r in runs])))
@@ -116,7 +131,7 @@ def plot_results(results: dict):
 
 def plot_training(results: dict):
     """Stage-2 curves of the first seed: loss and the mean PL weight of t+ (how often t+ ranks first)."""
-    curves = results["runs"][0]["curves"]
+    curves = _check_runs(results, ("curves",))[0]["curves"]
     fig, axes = figure(2, width=4, height=3)
     for obj, c in curves.items():
         x = np.arange(len(c["loss"])) * 5
@@ -133,7 +148,9 @@ def plot_training(results: dict):
 
 def plot_drift_sweep(results: dict):
     """Accuracy of stage 1, APO, the best source and the consensus as drift grows (claim 5)."""
-    sw = results["drift_sweep"]
+    checks.config("results", results, required=("drift_sweep",))
+    sw = checks.config("results['drift_sweep']", results["drift_sweep"],
+                       required=("drift", "stage1", "apo", "best_teacher", "consensus"))
     fig, ax = figure(1, width=4.5, height=3.2)
     for key, label in (("stage1", "stage 1"), ("apo", "APO"), ("best_teacher", "best source"),
                        ("consensus", "consensus")):

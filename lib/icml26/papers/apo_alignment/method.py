@@ -1,17 +1,17 @@
 """APO (arXiv 2510.04142): trajectory format, consensus operator and the multi-negative PL objective.
 
-Pieces (note §3):
+Pieces (docs/papers/apo_alignment.md §3; bare § numbers below are that page's):
 
-* :class:`Vocab` / :func:`render` / :func:`parse`: the trajectory language of the toy (§7). A trajectory
+* :class:`Vocab` / :func:`render` / :func:`parse`: the trajectory language of the toy (§2). A trajectory
   is ``[signature] ([evidence] [finding k] [present|absent] ([check] [present|absent])?)_k [summary]
   [present findings...] [eos]``; verbose writers add the bracketed restatement. :func:`parse` is strict:
-  a trajectory that is not exactly the canonical rendering of its own decisions is malformed (§10).
+  a trajectory that is not exactly the canonical rendering of its own decisions is malformed (§2).
 * :func:`consensus` (§3.3): per-finding majority over the sources' *stated* decisions; no ground truth.
   This is the *(inferred)* deterministic stand-in for the paper's in-context extraction by ``pi_SFT``.
 * :func:`negative_mask` (§3.5, *inferred* rule): a source trajectory whose content (its decisions)
   equals the consensus is not used as a negative.
 * :func:`implicit_reward` (§3.4): ``r(y) = beta * (log pi(y|x) - log pi_ref(y|x))``, optionally
-  length-normalised (note §10).
+  length-normalised (§6).
 * :func:`apo_loss` (§3.4): ``-r(t+) + logsumexp(r(t+), r(tau_1..tau_N))``, i.e. the Plackett-Luce top-1
   loss with all N source trajectories as negatives; built on the shared
   :func:`icml26.ranking.plackett_luce.top1_nll`. With one negative it is exactly DPO.
@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import torch
 
+from icml26 import checks
 from icml26.ranking.plackett_luce import top1_nll
 
 __all__ = ["Vocab", "render", "parse", "prompt_tokens", "consensus", "negative_mask", "most_divergent",
@@ -92,8 +93,24 @@ def _check_binary(name: str, x, shape_last: int) -> torch.Tensor:
     return x
 
 
+def _check_vocab(vocab) -> Vocab:
+    return checks.instance("vocab", vocab, Vocab)
+
+
+def _check_rewards(r_pos, r_neg, neg_mask) -> None:
+    """``r_pos`` (C,), ``r_neg`` (C, N) finite floats and ``neg_mask`` None or a (C, N) bool tensor."""
+    checks.tensor("r_pos", r_pos, ndim=1, dtype_kind="float")
+    checks.tensor("r_neg", r_neg, ndim=2, dtype_kind="float")
+    if r_neg.shape[0] != r_pos.shape[0]:
+        raise ValueError(f"r_neg must have one row per entry of r_pos ({r_pos.shape[0]}); "
+                         f"got shape {tuple(r_neg.shape)}")
+    if neg_mask is not None:
+        checks.tensor("neg_mask", neg_mask, shape=tuple(r_neg.shape), dtype_kind="bool")
+
+
 def prompt_tokens(vocab: Vocab, evidence: torch.Tensor) -> torch.Tensor:
     """``[bos] evidence_1..K [sep]`` for every case: ``(C, K + 2)``."""
+    _check_vocab(vocab)
     evidence = _check_binary("evidence", evidence, vocab.n_findings)
     c = evidence.shape[0]
     bos = torch.full((c, 1), BOS, dtype=torch.long, device=evidence.device)
@@ -107,6 +124,7 @@ def render(vocab: Vocab, evidence: torch.Tensor, decisions: torch.Tensor, sig: t
     Vectorised: every row fills the same slot template; slots a row does not use are dropped by a
     stable sort of the keep mask, so variable lengths need no loop.
     """
+    _check_vocab(vocab)
     k = vocab.n_findings
     evidence = _check_binary("evidence", evidence, k)
     decisions = _check_binary("decisions", decisions, k)
@@ -114,7 +132,10 @@ def render(vocab: Vocab, evidence: torch.Tensor, decisions: torch.Tensor, sig: t
         raise ValueError(f"evidence and decisions must both be (B, K); got {tuple(evidence.shape)} and "
                          f"{tuple(decisions.shape)}")
     b, dev = evidence.shape[0], evidence.device
-    sig = torch.as_tensor(sig, device=dev).long().expand(b)
+    sig = torch.as_tensor(sig, device=dev)
+    if sig.ndim > 1 or (sig.ndim == 1 and sig.shape[0] not in (1, b)):
+        raise ValueError(f"sig must be one signature token or one per row ({b}); got shape {tuple(sig.shape)}")
+    sig = sig.long().expand(b)
     if ((sig < vocab.sig(0)) | (sig > vocab.target_sig)).any():
         raise ValueError(f"sig must hold signature tokens in [{vocab.sig(0)}, {vocab.target_sig}]")
     verbose = vocab.is_verbose(sig)[:, None].expand(b, k)
@@ -138,6 +159,7 @@ def parse(vocab: Vocab, evidence: torch.Tensor, traj: torch.Tensor) -> tuple[tor
     equals (up to and including its EOS) the canonical rendering of the decisions it states, with its
     own signature: evidence cited correctly, restatements and summary consistent with the steps.
     """
+    _check_vocab(vocab)
     k = vocab.n_findings
     evidence = _check_binary("evidence", evidence, k)
     if not isinstance(traj, torch.Tensor) or traj.dim() != 2 or traj.shape[0] != evidence.shape[0]:
@@ -164,7 +186,7 @@ def parse(vocab: Vocab, evidence: torch.Tensor, traj: torch.Tensor) -> tuple[tor
 def consensus(decisions: torch.Tensor) -> torch.Tensor:
     """Per-finding majority of the sources' decisions ``(C, N, K)`` -> ``(C, K)`` (ties -> absent).
 
-    The *(inferred)* stand-in for in-context consensus extraction (note §3.3, §7); uses no labels.
+    The *(inferred)* stand-in for in-context consensus extraction (§3.3); uses no labels.
     """
     if not isinstance(decisions, torch.Tensor) or decisions.dim() != 3:
         raise ValueError(f"decisions must be a (C, N, K) tensor; got {getattr(decisions, 'shape', decisions)!r}")
@@ -173,11 +195,13 @@ def consensus(decisions: torch.Tensor) -> torch.Tensor:
 
 
 def negative_mask(decisions: torch.Tensor, positive: torch.Tensor) -> torch.Tensor:
-    """``(C, N)`` bool: source ``u`` is a usable negative (its content differs from ``t+``; note §3.5)."""
+    """``(C, N)`` bool: source ``u`` is a usable negative (its content differs from ``t+``; §3.5)."""
     if not isinstance(decisions, torch.Tensor) or decisions.dim() != 3:
         raise ValueError("decisions must be a (C, N, K) tensor")
     if not isinstance(positive, torch.Tensor) or positive.shape != (decisions.shape[0], decisions.shape[2]):
         raise ValueError(f"positive must be (C, K) = {(decisions.shape[0], decisions.shape[2])}")
+    _check_binary("decisions", decisions, decisions.shape[-1])
+    _check_binary("positive", positive, positive.shape[-1])
     return (decisions != positive[:, None, :]).any(-1)
 
 
@@ -189,30 +213,47 @@ def most_divergent(decisions: torch.Tensor, positive: torch.Tensor) -> torch.Ten
 
 def implicit_reward(logp: torch.Tensor, logp_ref: torch.Tensor, beta: float = 0.1,
                     n_tokens: torch.Tensor | None = None) -> torch.Tensor:
-    """DPO implicit reward ``beta * (log pi - log pi_ref)`` (note §3.4); divided by ``n_tokens`` if given."""
+    """DPO implicit reward ``beta * (log pi - log pi_ref)`` (§3.4); divided by ``n_tokens`` if given."""
     if isinstance(beta, bool) or not isinstance(beta, (int, float)) or not beta > 0:
         raise ValueError(f"beta must be a positive number; got {beta!r}")
+    checks.positive_number("beta", beta)
     if not isinstance(logp, torch.Tensor) or not isinstance(logp_ref, torch.Tensor) or logp.shape != logp_ref.shape:
         raise ValueError("logp and logp_ref must be tensors of the same shape")
+    checks.tensor("logp", logp, dtype_kind="float")
+    checks.tensor("logp_ref", logp_ref, dtype_kind="float")
+    if n_tokens is not None:
+        if not isinstance(n_tokens, torch.Tensor) or n_tokens.shape != logp.shape:
+            raise ValueError("n_tokens must be positive with the shape of logp")
+        checks.tensor("n_tokens", n_tokens)
+        if (n_tokens <= 0).any():
+            raise ValueError("n_tokens must be positive with the shape of logp")
+    return _implicit_reward(logp, logp_ref, beta, n_tokens)
+
+
+def _implicit_reward(logp, logp_ref, beta, n_tokens=None):
     diff = logp - logp_ref
     if n_tokens is not None:
-        if n_tokens.shape != logp.shape or (n_tokens <= 0).any():
-            raise ValueError("n_tokens must be positive with the shape of logp")
         diff = diff / n_tokens
     return beta * diff
 
 
 def apo_loss(r_pos: torch.Tensor, r_neg: torch.Tensor, neg_mask: torch.Tensor | None = None) -> torch.Tensor:
-    """Multi-negative PL loss per case ``(C,)``: ``-r+ + logsumexp(r+, r_1..r_N)`` (note §3.4).
+    """Multi-negative PL loss per case ``(C,)``: ``-r+ + logsumexp(r+, r_1..r_N)`` (§3.4).
 
     ``r_pos`` ``(C,)``, ``r_neg`` ``(C, N)``, ``neg_mask`` ``(C, N)`` (True = a real negative). A thin
     wrapper over the shared ``top1_nll``; one negative gives the DPO loss ``-log sigmoid(r+ - r-)``.
     """
+    _check_rewards(r_pos, r_neg, neg_mask)
+    return _apo_loss(r_pos, r_neg, neg_mask)
+
+
+def _apo_loss(r_pos, r_neg, neg_mask=None):
     return top1_nll(r_pos, r_neg, neg_mask)
 
 
 def pl_weights(r_pos: torch.Tensor, r_neg: torch.Tensor, neg_mask: torch.Tensor | None = None) -> torch.Tensor:
     """Softmax weights ``(C, 1 + N)`` of (t+, tau_1..tau_N) under the PL model: how hard each negative is pushed."""
+    _check_rewards(r_pos, r_neg, neg_mask)
     if neg_mask is not None:
         r_neg = r_neg.masked_fill(~neg_mask, float("-inf"))
     return torch.softmax(torch.cat([r_pos[:, None], r_neg], 1), dim=1)

@@ -1,4 +1,4 @@
-"""Baselines of the note's §4, each ignoring the observation process in some way (none is a strawman).
+"""Baselines (docs/papers/atst_mdp.md §4), each ignoring the observation process in some way (none is a strawman).
 
 Planning baselines (exact values, §3.8):
 * full-observation oracle ``V*_MDP`` (an upper bound: it sees every state);
@@ -23,7 +23,8 @@ import math
 import numpy as np
 import torch
 
-from icml26.papers.atst_mdp.method import ATSTMDP
+from icml26 import checks
+from icml26.papers.atst_mdp.method import ATSTMDP, _check_gamma, _check_model, _check_seqs
 from icml26.rl.linear import RidgeStats, optimistic_value_iteration, policy_iteration, solve_values
 
 
@@ -41,6 +42,9 @@ def open_loop_values(model: ATSTMDP, rule, horizon: int | None = None, tol: floa
     Returns ``(V, actions)`` with ``actions`` the (S, H) blind action sequences played."""
     if not isinstance(model, ATSTMDP):
         raise ValueError("model must be an ATSTMDP")
+    if not callable(rule):
+        raise TypeError(f"rule must be callable as rule(belief, start, k) -> actions; got {type(rule).__name__}")
+    checks.in_range("tol", tol, 0.0, 1.0, low_open=True, high_open=True)
     P, r, beta, g = model.P, model.r, model.beta, model.gamma
     S = model.n_states
     if horizon is None:
@@ -69,12 +73,20 @@ def open_loop_values(model: ATSTMDP, rule, horizon: int | None = None, tol: floa
 
 def qmdp_values(model: ATSTMDP, Q_mdp: torch.Tensor | None = None, **kw):
     """QMDP: ``a_k = argmax_a b_k^T Q*_MDP(., a)`` on the open-loop belief."""
+    _check_model(model)
+    if Q_mdp is not None:
+        checks.tensor("Q_mdp", Q_mdp, shape=(model.n_states, model.n_actions), dtype_kind="float")
     Q = mdp_oracle(model)[0] if Q_mdp is None else Q_mdp
     return open_loop_values(model, lambda b, s0, k: (b @ Q).argmax(1), **kw)
 
 
 def stale_values(model: ATSTMDP, pi_mdp: torch.Tensor | None = None, **kw):
     """Stale-state policy: ``a_k = pi*_MDP(s_last)`` for every blind step."""
+    _check_model(model)
+    if pi_mdp is not None:
+        checks.tensor("pi_mdp", pi_mdp, shape=(model.n_states,), dtype_kind="int")
+        if bool(((pi_mdp < 0) | (pi_mdp >= model.n_actions)).any()):
+            raise ValueError(f"pi_mdp must hold actions in [0, {model.n_actions})")
     pi = mdp_oracle(model)[2] if pi_mdp is None else pi_mdp
     return open_loop_values(model, lambda b, s0, k: pi[s0], **kw)
 
@@ -82,6 +94,8 @@ def stale_values(model: ATSTMDP, pi_mdp: torch.Tensor | None = None, **kw):
 def repeat_index(seqs: torch.Tensor, n_actions: int) -> torch.Tensor:
     """Index of the sequence ``(a, a, ..., a)`` for every action (with the repeat-last tail it means
     "play ``a`` until a burst")."""
+    n_actions = checks.positive_int("n_actions", n_actions)
+    _check_seqs(seqs, n_actions)
     idx = []
     for a in range(n_actions):
         hit = (seqs == a).all(1).nonzero()
@@ -102,8 +116,11 @@ class StaleLSVIUCB:
                  lam: float = 1.0, replan: str = "every"):
         if replan not in ("every", "doubling"):
             raise ValueError(f"replan must be 'every' or 'doubling'; got {replan!r}")
+        checks.tensor("phi", phi, dtype_kind="float")
         if phi.ndim != 3:
             raise ValueError(f"phi must have shape (S, A, d); got {tuple(phi.shape)}")
+        _check_gamma(gamma)
+        checks.nonnegative_number("bonus_scale", bonus_scale)
         self.phi = phi
         self.S, self.A, d = phi.shape
         self.rep = repeat_index(seqs, self.A)
@@ -136,6 +153,10 @@ class RandomSequences:
     name = "random"
 
     def __init__(self, n_states: int, n_seq: int, seed: int = 0, device="cpu"):
+        checks.positive_int("n_states", n_states)
+        checks.positive_int("n_seq", n_seq)
+        checks.seed("seed", seed)
+        device = checks.device("device", device)
         self.pi = torch.full((n_states, n_seq), 1.0 / n_seq, dtype=torch.float64, device=device)
         self.n_seq = n_seq
         self.rng = np.random.default_rng(seed)

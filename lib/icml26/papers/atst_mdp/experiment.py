@@ -1,4 +1,4 @@
-"""Experiments for the claims of the note's §6 (all synthetic; the paper itself reports no experiments).
+"""Experiments for the claims of docs/papers/atst_mdp.md §5 (all synthetic; the paper itself reports no experiments).
 
 ``run(config, device, seed)`` returns a plain dict with one entry per claim family:
 
@@ -20,6 +20,7 @@ import time
 import numpy as np
 import torch
 
+from icml26 import checks
 from icml26.papers.atst_mdp import baselines as B
 from icml26.papers.atst_mdp import method as M
 
@@ -57,8 +58,71 @@ CONFIGS = {
 }
 
 
+_INTS = {"equivalence": ("n_actions", "mc_rollouts", "mc_pairs"), "linear": ("n_states", "n_actions", "dim", "L"),
+         "monotone": ("n_models", "n_states", "n_actions", "L_max"), "ring": ("n_positions", "L"),
+         "psi": ("n_states", "n_actions", "dim", "L", "reps"),
+         "regret": ("n_states", "n_actions", "dim", "L", "K", "n_seeds", "n_offline")}
+_INT_LISTS = {"equivalence": ("sizes", "L"), "psi": ("ns",)}
+_PROB_LISTS = {"ring": ("beta_sweep",)}
+_PROBS = {"ring": ("slip", "beta_move", "beta_sense", "beta_near_one")}
+LEARNERS = ("atst_lsvi_ucb", "stale_lsvi_ucb", "atst_greedy", "random")
+
+
+def _check_part(part: str, cfg, name: str = "cfg") -> dict:
+    """The settings of one part (keys of ``CONFIGS[scale][part]``), checked before any work."""
+    checks.config(name, cfg, required=_BASE[part])
+    for key in _INTS.get(part, ()):
+        checks.positive_int(f"{name}[{key!r}]", cfg[key])
+    for key in _INT_LISTS.get(part, ()):
+        vals = cfg[key]
+        if isinstance(vals, (str, bytes)) or not hasattr(vals, "__len__") or len(vals) == 0:
+            raise ValueError(f"{name}[{key!r}] must be a non-empty list of positive integers; got {vals!r}")
+        for v in vals:
+            checks.positive_int(f"{name}[{key!r}] entries", v)
+    for key in _PROBS.get(part, ()):
+        checks.probability(f"{name}[{key!r}]", cfg[key])
+    for key in _PROB_LISTS.get(part, ()):
+        vals = cfg[key]
+        if isinstance(vals, (str, bytes)) or not hasattr(vals, "__len__") or len(vals) == 0:
+            raise ValueError(f"{name}[{key!r}] must be a non-empty list of probabilities; got {vals!r}")
+        for v in vals:
+            checks.probability(f"{name}[{key!r}] entries", v)
+    gamma = cfg["gamma"]
+    if isinstance(gamma, bool) or not isinstance(gamma, (int, float)) or not 0 < gamma < 1:
+        raise ValueError(f"{name}['gamma'] must lie in (0, 1); got {gamma!r}")
+    if "beta" in cfg:
+        beta = cfg["beta"]
+        ok = hasattr(beta, "__len__") and not isinstance(beta, (str, bytes)) and len(beta) == cfg["n_actions"]
+        if not ok or not all(isinstance(b, (int, float)) and not isinstance(b, bool) and 0 <= b <= 1 for b in beta):
+            raise ValueError(f"{name}['beta'] must list n_actions={cfg['n_actions']} probabilities in [0, 1]; "
+                             f"got {beta!r}")
+    if part == "equivalence" and len(cfg["sizes"]) != len(cfg["L"]):
+        raise ValueError(f"{name}['sizes'] and {name}['L'] must have the same length; got {len(cfg['sizes'])} "
+                         f"and {len(cfg['L'])}")
+    if part in ("psi", "regret"):
+        checks.positive_number(f"{name}['concentration']", cfg["concentration"])
+        checks.positive_number(f"{name}['lam']", cfg["lam"])
+    if part == "regret":
+        checks.nonnegative_number(f"{name}['bonus_scale']", cfg["bonus_scale"])
+        checks.one_of(f"{name}['psi_source']", cfg["psi_source"], ("estimated", "true"))
+        checks.one_of(f"{name}['replan']", cfg["replan"], ("every", "doubling"))
+        learners = cfg["learners"]
+        if isinstance(learners, (str, bytes)) or not hasattr(learners, "__len__") or len(learners) == 0:
+            raise ValueError(f"{name}['learners'] must be a non-empty list of learner names; got {learners!r}")
+        for ln in learners:
+            checks.one_of(f"{name}['learners'] entries", ln, LEARNERS)
+    return cfg
+
+
+def _check_call(part: str, cfg, device, seed: int):
+    _check_part(part, cfg)
+    checks.seed("seed", seed)
+    return checks.device("device", device)
+
+
 def run_equivalence(cfg: dict, device, seed: int) -> dict:
     """Claim 1: augmented-state VI == sequence enumeration (sup-norm), MC within standard errors."""
+    device = _check_call("equivalence", cfg, device, seed)
     diffs, zs, rows = [], [], []
     for i, (S, L) in enumerate(zip(cfg["sizes"], cfg["L"])):
         m = M.random_tabular(S, cfg["n_actions"], cfg["beta"], cfg["gamma"], seed=1000 * seed + i, device=device)
@@ -81,6 +145,7 @@ def run_equivalence(cfg: dict, device, seed: int) -> dict:
 
 def run_linear(cfg: dict, device, seed: int) -> dict:
     """Claim 2: Q(s, alpha; V) by belief propagation == Psi^T [theta; w_V] for arbitrary V."""
+    device = _check_call("linear", cfg, device, seed)
     lr = M.random_low_rank(cfg["n_states"], cfg["n_actions"], cfg["dim"], cfg["beta"], cfg["gamma"], seed=seed,
                            device=device)
     seqs = M.enumerate_sequences(cfg["n_actions"], cfg["L"], device=device)
@@ -99,6 +164,7 @@ def run_linear(cfg: dict, device, seed: int) -> dict:
 
 def run_monotone(cfg: dict, device, seed: int) -> dict:
     """Claim 3: V*_L nondecreasing in L and V*_{L+1} - V*_L <= (gamma max(1-beta))^L / (1-gamma)."""
+    device = _check_call("monotone", cfg, device, seed)
     min_inc, max_excess, curves = np.inf, -np.inf, []
     for i in range(cfg["n_models"]):
         m = M.random_tabular(cfg["n_states"], cfg["n_actions"], cfg["beta"], cfg["gamma"], seed=7000 + 1000 * seed + i,
@@ -118,6 +184,7 @@ def run_monotone(cfg: dict, device, seed: int) -> dict:
 
 def ring_values(n_positions=7, slip=0.2, beta_move=0.1, beta_sense=1.0, gamma=0.9, L=5, device="cpu") -> dict:
     """Oracle / ATST / QMDP / stale values (per state, exact) on the drifting ring."""
+    checks.positive_int("L", L)
     m = M.drifting_ring(n_positions, slip, beta_move, beta_sense, gamma, device=device)
     Q_mdp, V_mdp, pi_mdp = B.mdp_oracle(m)
     seqs = M.enumerate_sequences(m.n_actions, L, device=device)
@@ -136,6 +203,7 @@ def ring_values(n_positions=7, slip=0.2, beta_move=0.1, beta_sense=1.0, gamma=0.
 
 def run_ring(cfg: dict, device, seed: int) -> dict:
     """Claim 4 (deterministic: the ring has no randomness; ``seed`` is unused)."""
+    device = _check_call("ring", cfg, device, seed)
     kw = {k: cfg[k] for k in ("n_positions", "slip", "beta_sense", "gamma", "L")}
     default = ring_values(beta_move=cfg["beta_move"], device=device, **kw)
     sweep = [ring_values(beta_move=b, device=device, **kw)["gap_qmdp"] for b in cfg["beta_sweep"]]
@@ -145,6 +213,7 @@ def run_ring(cfg: dict, device, seed: int) -> dict:
 
 def run_psi(cfg: dict, device, seed: int) -> dict:
     """Claim 5: sup-error of Psi_hat (from off-policy M_hat) vs the offline sample size n."""
+    device = _check_call("psi", cfg, device, seed)
     lr = M.random_low_rank(cfg["n_states"], cfg["n_actions"], cfg["dim"], cfg["beta"], cfg["gamma"], seed=seed,
                            concentration=cfg["concentration"], device=device)
     seqs = M.enumerate_sequences(cfg["n_actions"], cfg["L"], device=device)
@@ -161,6 +230,13 @@ def run_psi(cfg: dict, device, seed: int) -> dict:
 
 
 def make_learner(name: str, cfg: dict, psi, lr, seqs, seed: int):
+    """The learner ``name`` (one of :data:`LEARNERS`) on features ``psi`` / ``lr.phi`` with the settings of ``cfg``."""
+    checks.one_of("name", name, LEARNERS)
+    checks.config("cfg", cfg, required=("gamma", "bonus_scale", "lam", "replan"))
+    checks.tensor("psi", psi, ndim=3, dtype_kind="float")
+    checks.instance("lr", lr, M.LowRankMDP)
+    M._check_seqs(seqs, lr.phi.shape[1])
+    checks.seed("seed", seed)
     if name == "atst_lsvi_ucb":
         return M.ATSTLSVIUCB(psi, cfg["gamma"], cfg["bonus_scale"], cfg["lam"], seed=seed, replan=cfg["replan"])
     if name == "atst_greedy":
@@ -176,6 +252,7 @@ def make_learner(name: str, cfg: dict, psi, lr, seqs, seed: int):
 def run_regret(cfg: dict, device, seed: int) -> dict:
     """Claim 6: exact per-episode regret of the learners over ``K`` episodes, ``n_seeds`` replicates
     (each replicate draws its own linear MDP, offline data and simulator randomness)."""
+    device = _check_call("regret", cfg, device, seed)
     K = cfg["K"]
     curves = {name: [] for name in cfg["learners"]}
     gaps = []
@@ -233,7 +310,9 @@ def run(config: dict, device="cpu", seed: int = 0) -> dict:
         raise ValueError(f"config names unknown parts {sorted(unknown)}; known: {sorted(PARTS)}")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
-    device = torch.device(device)
+    for name, cfg in config.items():
+        _check_part(name, cfg, f"config[{name!r}]")
+    device = checks.device("device", device)
     t0 = time.perf_counter()
     out = {}
     for name, cfg in config.items():

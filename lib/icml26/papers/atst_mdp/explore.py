@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from icml26 import checks
 from icml26.papers.atst_mdp import experiment as E
 from icml26.papers.atst_mdp import method as M
 from icml26.viz import PALETTE, figure
@@ -16,7 +17,14 @@ LEARNER_LABELS = {"atst_lsvi_ucb": "ATST-LSVI-UCB", "stale_lsvi_ucb": "stale LSV
 
 def blind_beliefs(n_positions=7, slip=0.2, steps=8, action=2, start=0) -> np.ndarray:
     """Open-loop belief over ring positions after 0..steps blind plays of ``action`` from ``start``."""
+    checks.nonnegative_int("steps", steps)
+    checks.nonnegative_int("action", action)
+    if action >= len(M.RING_ACTIONS):
+        raise ValueError(f"action must be one of the ring's {len(M.RING_ACTIONS)} actions (0-3); got {action!r}")
+    checks.nonnegative_int("start", start)
     m = M.drifting_ring(n_positions, slip)
+    if start >= n_positions:
+        raise ValueError(f"start must lie in [0, n_positions={n_positions}); got {start!r}")
     b = torch.zeros(n_positions, dtype=M.DTYPE)
     b[start] = 1.0
     rows = [b]
@@ -52,6 +60,8 @@ def plot_ring_values(beta_move: float = 0.1, slip: float = 0.2, gamma: float = 0
 
 def plot_L_convergence(L_max: int = 5, gamma: float = 0.9, beta_low: float = 0.2, seed: int = 0):
     """``V*_L`` (state-averaged) against the cap ``L`` with the tail bound of §3.4."""
+    checks.positive_int("L_max", L_max)
+    checks.probability("beta_low", beta_low)
     m = M.random_tabular(5, 3, [beta_low, 0.5, 1.0], gamma, seed=seed)
     Vs = [float(M.sequence_policy_iteration(*M.sequence_model(m, M.enumerate_sequences(3, L)))[0].mean())
           for L in range(1, L_max + 1)]
@@ -67,8 +77,14 @@ def plot_L_convergence(L_max: int = 5, gamma: float = 0.9, beta_low: float = 0.2
     return fig
 
 
+def _results_part(results, part: str, keys) -> dict:
+    checks.config("results", results, required=(part,))
+    return checks.config(f"results[{part!r}]", results[part], required=keys)
+
+
 def plot_psi_error(results: dict):
     """Sup-error of ``Psi_hat`` against the offline sample size, with a fitted slope."""
+    _results_part(results, "psi", ("ns", "sup_err", "slope"))
     ns, err = np.asarray(results["psi"]["ns"]), np.asarray(results["psi"]["sup_err"])
     fig, ax = figure(width=4.4)
     ax.loglog(ns, err, "o-", label=f"measured (slope {results['psi']['slope']:.2f})")
@@ -81,6 +97,7 @@ def plot_psi_error(results: dict):
 
 def plot_regret(results: dict, loglog: bool = True):
     """Cumulative (seed-averaged, exact) regret of every learner."""
+    _results_part(results, "regret", ("K", "learners"))
     fig, ax = figure(width=5.0, height=3.6)
     ks = np.arange(1, results["regret"]["K"] + 1)
     for i, (name, d) in enumerate(results["regret"]["learners"].items()):
@@ -97,6 +114,7 @@ def plot_regret(results: dict, loglog: bool = True):
 
 def plot_equivalence(results: dict):
     """Monte Carlo returns (with 4 standard errors) against the sequence formula ``Q(s, alpha)``."""
+    _results_part(results, "equivalence", ("mc_rows",))
     rows = results["equivalence"]["mc_rows"]
     fig, ax = figure(width=4.6)
     x = np.arange(len(rows))
@@ -110,6 +128,9 @@ def plot_equivalence(results: dict):
 
 def plot_regret_live(bonus_scale: float = 5.0, K: int = 150, seed: int = 0):
     """A small live run (one replicate): cumulative regret of ATST-LSVI-UCB vs stale LSVI-UCB."""
+    checks.nonnegative_number("bonus_scale", bonus_scale)
+    checks.positive_int("K", K)
+    checks.seed("seed", seed)
     cfg = dict(E.CONFIGS["quick"]["regret"])
     cfg.update(K=int(K), n_seeds=1, bonus_scale=float(bonus_scale), learners=["atst_lsvi_ucb", "stale_lsvi_ucb"],
                n_offline=20_000)

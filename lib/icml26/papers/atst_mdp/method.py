@@ -1,7 +1,7 @@
 """ATST-MDPs: models, Bellman equations, the action-sequence view, the induced feature map, ATST-LSVI-UCB.
 
 Paper: "Reinforcement Learning with Action-Triggered Observations" (arXiv 2510.02149). Section numbers
-(§) refer to the project note ``atst_mdp.md``; the paper's own later sections were not available, so
+(§) refer to docs/papers/atst_mdp.md; the paper's body was not available (only its abstracts), so
 the sequence formula (§3.3), the finite tail rule (§3.4), the induced feature map (§3.5), the
 off-policy estimator of ``M_a`` (§3.6) and the learner's details (§3.7) are derivations marked
 *(inferred)* there. All tensors are torch (float64 by default, since the checks are at 1e-10).
@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import torch
 
+from icml26 import checks
 from icml26.rl.linear import RidgeStats, optimistic_value_iteration, solve_values
 
 DTYPE = torch.float64
@@ -50,6 +52,7 @@ class ATSTMDP:
                 raise ValueError(f"{name} must be a floating torch.Tensor")
             if not bool(torch.isfinite(x).all()):
                 raise ValueError(f"{name} must be finite")
+            checks.tensor(name, x)                                   # non-empty
         if self.P.ndim != 3 or self.P.shape[1] != self.P.shape[2]:
             raise ValueError(f"P must have shape (A, S, S); got {tuple(self.P.shape)}")
         A, S = self.P.shape[0], self.P.shape[1]
@@ -62,8 +65,7 @@ class ATSTMDP:
             raise ValueError("r must lie in [0, 1]")
         if self.beta.shape != (A,) or bool((self.beta < 0).any()) or bool((self.beta > 1).any()):
             raise ValueError(f"beta must have shape ({A},) with entries in [0, 1]; got {self.beta}")
-        if not isinstance(self.gamma, (int, float)) or not 0 < self.gamma < 1:
-            raise ValueError(f"gamma must lie in (0, 1); got {self.gamma!r}")
+        _check_gamma(self.gamma)
 
     @property
     def n_states(self) -> int:
@@ -97,16 +99,53 @@ class LowRankMDP:
         P = torch.einsum("sad,dt->ast", self.phi, self.mu)
         return ATSTMDP(P, self.phi @ self.theta, self.beta, self.gamma)
 
+    def __post_init__(self):
+        for name in ("phi", "mu", "theta", "beta"):
+            x = getattr(self, name)
+            if not isinstance(x, torch.Tensor) or not x.is_floating_point():
+                raise ValueError(f"{name} must be a floating torch.Tensor")
+            checks.tensor(name, x)
+        checks.tensor("phi", self.phi, ndim=3)
+        S, A, d = self.phi.shape
+        checks.tensor("mu", self.mu, shape=(d, S))
+        checks.tensor("theta", self.theta, shape=(d,))
+        _check_beta_tensor(self.beta, A)
+        _check_gamma(self.gamma)
+
     @property
     def dim(self) -> int:
         return int(self.phi.shape[-1])
 
 
 def _check_beta(beta, A: int, device):
-    b = torch.as_tensor(beta, dtype=DTYPE, device=device)
-    if b.shape != (A,) or bool((b < 0).any()) or bool((b > 1).any()):
+    try:
+        b = torch.as_tensor(beta, dtype=DTYPE, device=device)
+    except (TypeError, ValueError, RuntimeError):
+        raise ValueError(f"beta must list {A} probabilities in [0, 1]; got {beta!r}") from None
+    if b.shape != (A,) or not bool(((b >= 0) & (b <= 1)).all()):            # also rejects NaN
         raise ValueError(f"beta must list {A} probabilities in [0, 1]; got {beta!r}")
     return b
+
+
+def _check_beta_tensor(beta, A: int | None = None, name: str = "beta") -> torch.Tensor:
+    """A 1-d tensor of trigger probabilities (``A`` of them when given)."""
+    checks.tensor(name, beta, ndim=1, shape=None if A is None else (A,))
+    if not bool(((beta >= 0) & (beta <= 1)).all()):
+        raise ValueError(f"{name} must hold probabilities in [0, 1]; got {beta}")
+    return beta
+
+
+def _check_gamma(gamma) -> float:
+    if isinstance(gamma, bool) or not isinstance(gamma, (int, float, np.floating)) or not 0 < gamma < 1:
+        raise ValueError(f"gamma must lie in (0, 1); got {gamma!r}")
+    return float(gamma)
+
+
+def _check_model(model, cls=None):
+    cls = ATSTMDP if cls is None else cls
+    if not isinstance(model, cls):
+        raise TypeError(f"model must be a{'n' if cls is ATSTMDP else ''} {cls.__name__}; got {type(model).__name__}")
+    return model
 
 
 def _posint(name, v, lo=1):
@@ -116,21 +155,28 @@ def _posint(name, v, lo=1):
 
 
 def random_tabular(n_states: int, n_actions: int, beta, gamma: float, seed: int = 0, device="cpu") -> ATSTMDP:
-    """Random tabular ATST-MDP (§7): ``P_a(s, .) ~ Dirichlet(1)``, ``r ~ U[0, 1]``."""
+    """Random tabular ATST-MDP (§2): ``P_a(s, .) ~ Dirichlet(1)``, ``r ~ U[0, 1]``."""
     S, A = _posint("n_states", n_states), _posint("n_actions", n_actions)
+    checks.seed("seed", seed)
+    device = checks.device("device", device)
+    _check_gamma(gamma)
+    beta = _check_beta(beta, A, device)
     rng = np.random.default_rng(seed)
     P = torch.tensor(rng.dirichlet(np.ones(S), size=(A, S)), dtype=DTYPE, device=device)
     r = torch.tensor(rng.uniform(size=(S, A)), dtype=DTYPE, device=device)
-    return ATSTMDP(P, r, _check_beta(beta, A, device), float(gamma))
+    return ATSTMDP(P, r, beta, float(gamma))
 
 
 def random_low_rank(n_states: int, n_actions: int, dim: int, beta, gamma: float, seed: int = 0,
                     concentration: float = 1.0, device="cpu") -> LowRankMDP:
-    """Random low-rank linear MDP (§7): ``mu_i ~ Dir(1_S)``, ``phi(s,a) ~ Dir(concentration 1_d)``,
+    """Random low-rank linear MDP (§2): ``mu_i ~ Dir(1_S)``, ``phi(s,a) ~ Dir(concentration 1_d)``,
     ``theta ~ U[0,1]^d``; then ``P = phi mu`` is a kernel and ``r = phi theta`` lies in [0, 1]."""
     S, A, d = _posint("n_states", n_states), _posint("n_actions", n_actions), _posint("dim", dim)
-    if not concentration > 0:
-        raise ValueError(f"concentration must be > 0; got {concentration!r}")
+    checks.positive_number("concentration", concentration)
+    checks.seed("seed", seed)
+    device = checks.device("device", device)
+    _check_gamma(gamma)
+    _check_beta(beta, A, device)
     rng = np.random.default_rng(seed)
     mu = torch.tensor(rng.dirichlet(np.ones(S), size=d), dtype=DTYPE, device=device)
     phi = torch.tensor(rng.dirichlet(concentration * np.ones(d), size=(S, A)), dtype=DTYPE, device=device)
@@ -142,7 +188,7 @@ def random_low_rank(n_states: int, n_actions: int, dim: int, beta, gamma: float,
 
 def drifting_ring(n_positions: int = 7, slip: float = 0.2, beta_move: float = 0.1, beta_sense: float = 1.0,
                   gamma: float = 0.9, target: int = 0, device="cpu") -> ATSTMDP:
-    """The "drifting ring with sensing" (§7, details ours): actions left, right, collect (trigger
+    """The "drifting ring with sensing" (§2, ours): actions left, right, collect (trigger
     ``beta_move``) and sense (trigger ``beta_sense``, reward 0). After the action's intended move
     (left/right by one, none for collect/sense) the position drifts by +-1 with probability ``slip``
     (``slip/2`` each way). Collect pays 1 at ``target``."""
@@ -151,6 +197,11 @@ def drifting_ring(n_positions: int = 7, slip: float = 0.2, beta_move: float = 0.
         raise ValueError(f"slip must lie in [0, 1]; got {slip!r}")
     if not 0 <= target < n:
         raise ValueError(f"target must lie in [0, {n}); got {target!r}")
+    checks.nonnegative_int("target", target)
+    checks.probability("beta_move", beta_move)
+    checks.probability("beta_sense", beta_sense)
+    _check_gamma(gamma)
+    device = checks.device("device", device)
     idx = torch.arange(n, device=device)
     drift = torch.zeros(n, n, dtype=DTYPE, device=device)
     drift[idx, idx] += 1 - slip
@@ -173,20 +224,32 @@ RING_ACTIONS = ("left", "right", "collect", "sense")
 def enumerate_sequences(n_actions: int, L: int, device="cpu") -> torch.Tensor:
     """All ``n_actions**L`` action sequences of length ``L`` as a (n_actions**L, L) long tensor."""
     A, L = _posint("n_actions", n_actions), _posint("L", L)
+    device = checks.device("device", device)
     if A**L > 200_000:
-        raise ValueError(f"n_actions**L = {A**L} sequences is too many; keep L small (the note advises L <= 5)")
+        raise ValueError(f"n_actions**L = {A**L} sequences is too many; keep L small (L <= 5 advised)")
     return torch.tensor(list(itertools.product(range(A), repeat=L)), dtype=torch.long, device=device)
 
 
 def _check_seqs(seqs, A):
     if not isinstance(seqs, torch.Tensor) or seqs.ndim != 2 or seqs.is_floating_point() or seqs.shape[1] < 1:
         raise ValueError("seqs must be a (n_sequences, L) integer tensor")
+    if seqs.shape[0] < 1:
+        raise ValueError("seqs must hold at least one sequence; got shape (0, L)")
     if bool(((seqs < 0) | (seqs >= A)).any()):
         raise ValueError(f"seqs must hold actions in [0, {A})")
 
 
 def tail_inverse(M: torch.Tensor, beta: torch.Tensor, gamma: float) -> torch.Tensor:
     """``(I - gamma (1 - beta_a) M_a)^{-1}`` for every action (the repeat-last tail, §3.4); (A, n, n)."""
+    checks.tensor("M", M, ndim=3, dtype_kind="float")
+    if M.shape[1] != M.shape[2]:
+        raise ValueError(f"M must have shape (A, n, n); got {tuple(M.shape)}")
+    _check_beta_tensor(beta, M.shape[0])
+    _check_gamma(gamma)
+    return _tail_inverse(M, beta, gamma)
+
+
+def _tail_inverse(M, beta, gamma):
     n = M.shape[-1]
     eye = torch.eye(n, dtype=M.dtype, device=M.device)
     return torch.linalg.inv(eye - gamma * (1 - beta)[:, None, None] * M)
@@ -215,7 +278,7 @@ def sequence_model(model: ATSTMDP, seqs: torch.Tensor):
         w = w * g * (1 - beta[a])
         b = bP
     a = seqs[:, L - 1]
-    T = tail_inverse(P, beta, g)[a]                                                     # (nq, S, S)
+    T = _tail_inverse(P, beta, g)[a]                                                    # (nq, S, S)
     bT = torch.einsum("qns,nst->qnt", b, T)
     R += w * (bT * rT[a][None]).sum(-1)
     Bq += (g * w * beta[a])[None, :, None] * torch.einsum("qns,nst->qnt", bT, P[a])
@@ -224,13 +287,36 @@ def sequence_model(model: ATSTMDP, seqs: torch.Tensor):
 
 def sequence_q(R: torch.Tensor, Bseq: torch.Tensor, V: torch.Tensor) -> torch.Tensor:
     """``Q(s, alpha; V) = R + Bseq V`` (shape (S, n_seq))."""
+    _check_sequence_model(R, Bseq)
+    checks.tensor("V", V)
     if V.ndim != 1 or V.shape[0] != Bseq.shape[-1]:
         raise ValueError(f"V must have shape ({Bseq.shape[-1]},); got {tuple(V.shape)}")
+    return _sequence_q(R, Bseq, V)
+
+
+def _sequence_q(R, Bseq, V):
     return R + Bseq @ V
+
+
+def _check_sequence_model(R, Bseq, discounted: bool = False) -> None:
+    """``R`` (S, n_seq) and ``Bseq`` (S, n_seq, S), finite (and, if ``discounted``, rows of ``Bseq`` summing to < 1)."""
+    checks.tensor("R", R, ndim=2, dtype_kind="float")
+    S, nq = R.shape
+    checks.tensor("Bseq", Bseq, dtype_kind="float")
+    if tuple(Bseq.shape) != (S, nq, S):
+        raise ValueError(f"Bseq must have shape (S, n_seq, S) = ({S}, {nq}, {S}) to match R of shape {tuple(R.shape)}; "
+                         f"got {tuple(Bseq.shape)}")
+    if discounted and not bool((Bseq.abs().sum(-1) < 1).all()):
+        raise ValueError("Bseq must have absolute row sums < 1 (a discounted burst kernel, as sequence_model gives)")
 
 
 def policy_matrices(R: torch.Tensor, Bseq: torch.Tensor, policy: torch.Tensor):
     """``(R_pi, B_pi)`` of a sequence policy: (S,) sequence indices or (S, n_seq) probabilities (§3.8)."""
+    _check_sequence_model(R, Bseq)
+    return _policy_matrices(R, Bseq, policy)
+
+
+def _policy_matrices(R, Bseq, policy):
     S, nq = R.shape
     if not isinstance(policy, torch.Tensor):
         raise ValueError("policy must be a torch.Tensor")
@@ -248,23 +334,32 @@ def policy_matrices(R: torch.Tensor, Bseq: torch.Tensor, policy: torch.Tensor):
 
 def evaluate_sequence_policy(R: torch.Tensor, Bseq: torch.Tensor, policy: torch.Tensor) -> torch.Tensor:
     """Exact ``V^pi = (I - B_pi)^{-1} R_pi`` of a sequence policy (§3.8)."""
-    return solve_values(*policy_matrices(R, Bseq, policy))
+    _check_sequence_model(R, Bseq, discounted=True)
+    return _evaluate_sequence_policy(R, Bseq, policy)
+
+
+def _evaluate_sequence_policy(R, Bseq, policy):
+    return solve_values(*_policy_matrices(R, Bseq, policy))
 
 
 def sequence_policy_iteration(R: torch.Tensor, Bseq: torch.Tensor, max_iter: int = 1000):
     """Optimal sequence policy by policy iteration over enumerated sequences (exact; §3.3).
 
     Returns ``(V, policy, Q)``."""
+    _check_sequence_model(R, Bseq, discounted=True)
+    max_iter = checks.positive_int("max_iter", max_iter)
     S = R.shape[0]
     policy = torch.zeros(S, dtype=torch.long, device=R.device)
     for _ in range(max_iter):
-        V = evaluate_sequence_policy(R, Bseq, policy)
-        Q = sequence_q(R, Bseq, V)
+        V = _evaluate_sequence_policy(R, Bseq, policy)
+        Q = _sequence_q(R, Bseq, V)
         cur = Q.gather(1, policy[:, None]).squeeze(1)
         improve = Q.max(1).values > cur + 1e-12
         if not bool(improve.any()):
             return V, policy, Q
         policy = torch.where(improve, Q.argmax(1), policy)
+    warnings.warn(f"sequence_policy_iteration: the policy still changed after max_iter={max_iter} improvements",
+                  checks.IterationCapReached, stacklevel=2)
     return V, policy, Q
 
 
@@ -272,7 +367,10 @@ def augmented_value_iteration(model: ATSTMDP, L: int, tol: float = 1e-14, max_it
     """Value iteration on the augmented state ``x = (s, a_1..a_k)``, ``k < L`` (§3.2) with the same
     repeat-last rule at depth ``L - 1`` (§3.4). Independent of :func:`sequence_model`: a backward
     pass over the tree of histories with a max at every node. Returns ``V`` at observed states."""
+    _check_model(model)
     L = _posint("L", L)
+    checks.reachable_tolerance("tol", tol, model.P.dtype)
+    max_iter = checks.positive_int("max_iter", max_iter)
     P, r, beta, g = model.P, model.r, model.beta, model.gamma
     S, A = model.n_states, model.n_actions
     eye = torch.eye(S, dtype=P.dtype, device=P.device)
@@ -280,7 +378,7 @@ def augmented_value_iteration(model: ATSTMDP, L: int, tol: float = 1e-14, max_it
     for _ in range(L - 1):
         b = torch.einsum("smu,aut->smat", beliefs[-1], P)
         beliefs.append(b.reshape(S, -1, S))
-    T = tail_inverse(P, beta, g)                                 # (A, S, S)
+    T = _tail_inverse(P, beta, g)                                # (A, S, S)
     Tr = torch.einsum("aut,ta->au", T, r)                        # (A, S)
     TP = torch.einsum("aut,atv->auv", T, P)
     V = torch.zeros(S, dtype=P.dtype, device=P.device)
@@ -297,9 +395,12 @@ def augmented_value_iteration(model: ATSTMDP, L: int, tol: float = 1e-14, max_it
                 + g * (1 - beta) * Vchild
             Vnode = Qk.max(-1).values
         V_new = Vnode[:, 0]
-        if float((V_new - V).abs().max()) < tol:
+        delta = float((V_new - V).abs().max())
+        if delta < tol:
             return V_new
         V = V_new
+    warnings.warn(f"augmented_value_iteration: max_iter={max_iter} sweeps ended with a last change of {delta:.3g} "
+                  f"> tol={tol:g}", checks.IterationCapReached, stacklevel=2)
     return V
 
 
@@ -307,9 +408,14 @@ def simulate_returns(model: ATSTMDP, seqs: torch.Tensor, start: int, first_seq: 
                      n_rollouts: int, seed: int = 0) -> torch.Tensor:
     """Monte Carlo returns (batched over rollouts) of committing to ``seqs[first_seq]`` at observed
     ``start`` and then to ``seqs[policy[s]]`` at every revealed ``s``; geometric termination,
-    state-independent triggers (§3.1, §10). Returns the (n_rollouts,) total rewards."""
+    state-independent triggers (§3.1). Returns the (n_rollouts,) total rewards."""
+    _check_model(model)
     _check_seqs(seqs, model.n_actions)
     N, L = _posint("n_rollouts", n_rollouts), seqs.shape[1]
+    _check_index("start", start, model.n_states)
+    _check_index("first_seq", first_seq, seqs.shape[0])
+    _check_seq_policy(policy, model.n_states, seqs.shape[0])
+    checks.seed("seed", seed)
     dev = model.P.device
     gen = torch.Generator(device=dev)
     gen.manual_seed(int(seed))
@@ -332,13 +438,30 @@ def simulate_returns(model: ATSTMDP, seqs: torch.Tensor, start: int, first_seq: 
     return ret
 
 
+def _check_index(name, value, n):
+    checks.nonnegative_int(name, value)
+    if value >= n:
+        raise ValueError(f"{name} must lie in [0, {n}); got {value!r}")
+    return int(value)
+
+
+def _check_seq_policy(policy, S, nq, name="policy"):
+    """A deterministic sequence policy: (S,) integer sequence indices in [0, nq)."""
+    checks.tensor(name, policy, shape=(S,), dtype_kind="int")
+    if bool(((policy < 0) | (policy >= nq)).any()):
+        raise ValueError(f"{name} must hold sequence indices in [0, {nq})")
+    return policy
+
+
 class SegmentSimulator:
-    """The environment as a learner sees it (§3.1, §10): from an observed state, execute a committed
+    """The environment as a learner sees it (§3.1): from an observed state, execute a committed
     sequence until a burst or termination; reveal only the reward *sum*, the burst flag and the
     revealed state. Sequential by nature (one episode at a time), so it runs on NumPy."""
 
     def __init__(self, model: ATSTMDP, seqs: torch.Tensor, seed: int = 0):
+        _check_model(model)
         _check_seqs(seqs, model.n_actions)
+        checks.seed("seed", seed)
         self.cumP = np.cumsum(model.P.detach().cpu().numpy(), axis=-1)
         self.r = model.r.detach().cpu().numpy()
         self.beta = model.beta.detach().cpu().numpy()
@@ -367,6 +490,8 @@ class SegmentSimulator:
 # ----------------------------------------------------------------------------------------------
 def transition_operators(phi: torch.Tensor, mu: torch.Tensor) -> torch.Tensor:
     """``M_a = sum_{s'} mu(s') phi(s', a)^T`` for every action: (A, d, d) (§3.5)."""
+    checks.tensor("phi", phi, dtype_kind="float")
+    checks.tensor("mu", mu, dtype_kind="float")
     if phi.ndim != 3 or mu.ndim != 2 or mu.shape != (phi.shape[-1], phi.shape[0]):
         raise ValueError(f"phi must be (S, A, d) and mu (d, S); got {tuple(phi.shape)} and {tuple(mu.shape)}")
     return torch.einsum("ds,sae->ade", mu, phi)
@@ -378,14 +503,14 @@ def psi_features(phi: torch.Tensor, M: torch.Tensor, beta: torch.Tensor, gamma: 
     ``psi_r = sum_k gamma^{k-1} c_k v_k``, ``psi_b = sum_k gamma^k c_k beta(a_k) v_k`` with
     ``v_1 = phi(s, a_1)``, ``v_k^T = v_{k-1}^T M_{a_k}``; the repeat-last tail uses
     ``(I - gamma (1 - beta_a) M_a)^{-1}``. ``Q(s, alpha; V) = Psi^T [theta; sum_s' mu(s') V(s')]``."""
+    checks.tensor("phi", phi, dtype_kind="float")
+    checks.tensor("M", M, dtype_kind="float")
     if phi.ndim != 3 or M.ndim != 3 or M.shape != (phi.shape[1], phi.shape[2], phi.shape[2]):
         raise ValueError(f"phi must be (S, A, d) and M (A, d, d); got {tuple(phi.shape)} and {tuple(M.shape)}")
     A = phi.shape[1]
     _check_seqs(seqs, A)
-    if beta.shape != (A,):
-        raise ValueError(f"beta must have shape ({A},)")
-    if not 0 < gamma < 1:
-        raise ValueError(f"gamma must lie in (0, 1); got {gamma!r}")
+    _check_beta_tensor(beta, A)
+    _check_gamma(gamma)
     nq, L = seqs.shape
     v = phi[:, seqs[:, 0], :]                                          # (S, nq, d)
     w = torch.ones(nq, dtype=phi.dtype, device=phi.device)             # gamma^{k-1} c_k
@@ -398,7 +523,7 @@ def psi_features(phi: torch.Tensor, M: torch.Tensor, beta: torch.Tensor, gamma: 
         w = w * gamma * (1 - beta[a])
         v = torch.einsum("snd,nde->sne", v, M[seqs[:, k + 1]])
     a = seqs[:, L - 1]
-    vT = torch.einsum("snd,nde->sne", v, tail_inverse(M, beta, gamma)[a])
+    vT = torch.einsum("snd,nde->sne", v, _tail_inverse(M, beta, gamma)[a])
     pr += w[None, :, None] * vT
     pb += (gamma * w * beta[a])[None, :, None] * vT
     return torch.cat([pr, pb], dim=-1)
@@ -408,12 +533,18 @@ def estimate_operators(phi: torch.Tensor, s: torch.Tensor, a: torch.Tensor, s_ne
                        lam: float = 1.0) -> torch.Tensor:
     """Off-policy ridge estimate ``M_hat_a = (lam I + sum phi_i phi_i^T)^{-1} sum phi_i phi(s'_i, a)^T``
     from fully observed transitions ``(s_i, a_i, s'_i)`` of any behaviour policy (§3.6, inferred)."""
+    checks.tensor("phi", phi, dtype_kind="float")
     if phi.ndim != 3:
         raise ValueError(f"phi must be (S, A, d); got {tuple(phi.shape)}")
+    for name, x, n in (("s", s, phi.shape[0]), ("a", a, phi.shape[1]), ("s_next", s_next, phi.shape[0])):
+        checks.tensor(name, x, ndim=1, dtype_kind="int")
+        if bool(((x < 0) | (x >= n)).any()):
+            raise ValueError(f"{name} must hold indices in [0, {n})")
     if not (s.shape == a.shape == s_next.shape) or s.ndim != 1 or s.numel() == 0:
         raise ValueError("s, a and s_next must be non-empty 1-d tensors of equal length")
     if not lam > 0:
         raise ValueError(f"lam must be > 0; got {lam!r}")
+    checks.positive_number("lam", lam)
     X = phi[s, a]                                                      # (n, d)
     d = X.shape[1]
     G = X.T @ X + lam * torch.eye(d, dtype=X.dtype, device=X.device)
@@ -424,7 +555,9 @@ def estimate_operators(phi: torch.Tensor, s: torch.Tensor, a: torch.Tensor, s_ne
 
 def sample_offline(model: LowRankMDP, n: int, seed: int = 0):
     """``n`` fully observed transitions from a uniform behaviour policy over (s, a)."""
+    _check_model(model, LowRankMDP)
     n = _posint("n", n)
+    checks.seed("seed", seed)
     S, A = model.phi.shape[0], model.phi.shape[1]
     gen = torch.Generator(device=model.phi.device)
     gen.manual_seed(int(seed))
@@ -454,12 +587,14 @@ class ATSTLSVIUCB:
                  eps: float = 0.0, seed: int = 0, replan: str = "every"):
         if replan not in ("every", "doubling"):
             raise ValueError(f"replan must be 'every' or 'doubling'; got {replan!r}")
+        checks.tensor("psi", psi, dtype_kind="float")
         if psi.ndim != 3:
             raise ValueError(f"psi must have shape (S, n_seq, D); got {tuple(psi.shape)}")
         if not 0 <= eps <= 1:
             raise ValueError(f"eps must lie in [0, 1]; got {eps!r}")
-        if not 0 < gamma < 1:
-            raise ValueError(f"gamma must lie in (0, 1); got {gamma!r}")
+        _check_gamma(gamma)
+        checks.nonnegative_number("bonus_scale", bonus_scale)
+        checks.seed("seed", seed)
         self.psi = psi
         self.S, self.nq, D = psi.shape
         self.stats = RidgeStats(D, self.S, lam=lam, device=psi.device, dtype=psi.dtype)
@@ -502,6 +637,14 @@ def run_learner(learner, sim: SegmentSimulator, R: torch.Tensor, Bseq: torch.Ten
 
     Each episode the learner plans once, the start state ``s_1 ~ rho0`` is observed, and segments
     are executed until the episode terminates (no burst before termination)."""
+    _check_learner(learner)
+    if not isinstance(sim, SegmentSimulator):
+        raise TypeError(f"sim must be a SegmentSimulator; got {type(sim).__name__}")
+    _check_sequence_model(R, Bseq, discounted=True)
+    S = R.shape[0]
+    checks.probability_vector("rho0", rho0)
+    checks.tensor("rho0", rho0, shape=(S,))
+    checks.tensor("V_star", V_star, shape=(S,))
     K = _posint("K", K)
     v_opt = float(rho0 @ V_star)
     rho_np = rho0.cpu().numpy()
@@ -510,7 +653,7 @@ def run_learner(learner, sim: SegmentSimulator, R: torch.Tensor, Bseq: torch.Ten
     for ep in range(K):
         policy = learner.plan()
         if policy is not last_policy:                     # an unchanged policy object keeps its exact value
-            last_policy, last_value = policy, float(rho0 @ evaluate_sequence_policy(R, Bseq, policy))
+            last_policy, last_value = policy, float(rho0 @ _evaluate_sequence_policy(R, Bseq, policy))
         regret[ep] = v_opt - last_value
         s = int(sim.rng.choice(len(rho_np), p=rho_np))
         while True:
@@ -523,8 +666,17 @@ def run_learner(learner, sim: SegmentSimulator, R: torch.Tensor, Bseq: torch.Ten
     return regret
 
 
+def _check_learner(learner) -> None:
+    if not all(callable(getattr(learner, m, None)) for m in ("plan", "act", "observe")):
+        raise TypeError(f"learner must have plan, act and observe methods (like ATSTLSVIUCB); "
+                        f"got {type(learner).__name__}")
+
+
 def loglog_slope(x, y) -> float:
     """Least-squares slope of ``log y`` on ``log x`` (positive entries only)."""
+    checks.array("x", x, ndim=1)
+    checks.array("y", y, ndim=1)
+    checks.same_length(("x", "y"), (x, y))
     x, y = np.asarray(x, float), np.asarray(y, float)
     keep = (x > 0) & (y > 0)
     if keep.sum() < 2:
@@ -534,6 +686,9 @@ def loglog_slope(x, y) -> float:
 
 def tail_gap_bound(gamma: float, beta: torch.Tensor, L: int) -> float:
     """``(gamma max_a (1 - beta_a))^L / (1 - gamma)``: bound on ``V*_{L+1} - V*_L`` (§3.4)."""
+    _check_gamma(gamma)
+    _check_beta_tensor(beta)
+    checks.positive_int("L", L)
     return (gamma * float((1 - beta).max())) ** L / (1 - gamma)
 
 

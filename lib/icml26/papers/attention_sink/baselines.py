@@ -1,4 +1,6 @@
-"""The baselines of the paper (note §4): the three attention variants trained without the auxiliary loss.
+"""The baselines of the paper: the three attention variants trained without the auxiliary loss.
+
+See docs/papers/attention_sink.md §4.
 
 * ``vanilla``: softmax attention; the first token (BOS) becomes the implicit sink.
 * ``sink``: GPT-OSS sink attention, a learned per-head logit in the softmax denominator.
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import torch
 
+from icml26 import checks
 from icml26.nn.tiny_gpt import GPTConfig, TinyGPT
 
 from .corpus import VOCAB
@@ -36,6 +39,8 @@ def make_model(variant: str, d_model: int, n_heads: int, n_layers: int, context:
     """
     if variant not in DESCRIPTIONS:
         raise ValueError(f"variant must be one of {', '.join(DESCRIPTIONS)}; got {variant!r}")
+    if device is not None:
+        checks.device("device", device)
     cfg = GPTConfig(vocab_size=VOCAB, d_model=d_model, n_heads=n_heads, n_layers=n_layers, context=context,
                     variant=variant, fused=fused)
     return TinyGPT(cfg).to(device)
@@ -43,7 +48,9 @@ def make_model(variant: str, d_model: int, n_heads: int, n_layers: int, context:
 
 def random_head_order(n_layers: int, n_heads: int, generator: torch.Generator | None = None) -> list[tuple[int, int]]:
     """All ``(layer, head)`` pairs in a random order (the baseline for an Imp-ordered ablation)."""
-    if n_layers < 1 or n_heads < 1:
-        raise ValueError(f"n_layers and n_heads must be >= 1; got {n_layers}, {n_heads}")
+    checks.positive_int("n_layers", n_layers)
+    checks.positive_int("n_heads", n_heads)
+    if generator is not None and not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator or None; got {type(generator).__name__}")
     perm = torch.randperm(n_layers * n_heads, generator=generator).tolist()
     return [(i // n_heads, i % n_heads) for i in perm]

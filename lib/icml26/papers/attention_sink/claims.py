@@ -1,4 +1,5 @@
-"""The falsifiable claims of "Attention Sink Forges Native MoE in Attention Layers" (note §6, C1-C6).
+"""The falsifiable claims of "Attention Sink Forges Native MoE in Attention Layers" (C1-C6,
+docs/papers/attention_sink.md §5).
 
 Every metric reads the dict returned by :func:`icml26.papers.attention_sink.experiment.run`.
 """
@@ -82,7 +83,7 @@ def c6_shared_helps(r):
 ALL = ("quick", "standard", "full")
 _NO_SINK = ("at standard scale (2 layers, d=64, 8 heads, ctx 64, 400 steps; val loss 2.09 nats/byte, seed 0) no "
             "attention sink has formed yet: mean A_t0 over layer-1 heads and t >= 16 is 0.011 (needs >= 0.3), "
-            "first-token value norm / median = 0.92 (needs <= 0.5); the note's default (4 layers, d=128, 3000 steps) "
+            "first-token value norm / median = 0.92 (needs <= 0.5); our planned default (4 layers, d=128, 3000 steps) "
             "and full scales were not run on this 2-core machine. Sinks need long training (Gu et al. 2024)")
 _NO_COLLAPSE = ("without a grown sink the gates of the lam=0 models stay near 0.96 (vanilla) and heads stay balanced "
                 "at standard scale (seed 0): CV vanilla 0.031 / sink 0.033 (needs >= 0.3), dormant share 0.0 "

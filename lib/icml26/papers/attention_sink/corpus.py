@@ -1,4 +1,4 @@
-"""Offline byte-level corpora for the attention-sink experiments (note §7, "Data").
+"""Offline byte-level corpora for the attention-sink experiments (docs/papers/attention_sink.md §2).
 
 The primary corpus is the CPython standard library that ships with the running interpreter: every
 ``*.py`` file outside ``site-packages``, ``test/`` and ``idlelib/``, split train/validation by a hash of
@@ -20,6 +20,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from icml26 import checks
+
 BOS = 256
 VOCAB = 257
 SPLITS = ("train", "val", "shift")
@@ -35,6 +37,16 @@ class Corpus:
     source: str
     python: str
     checksum: str
+
+    def __post_init__(self):
+        for name in SPLITS:
+            data = checks.tensor(name, getattr(self, name), ndim=1, dtype_kind="int")
+            if int(data.min()) < 0 or int(data.max()) > 255:
+                raise ValueError(f"{name} must hold bytes (0..255); got the range "
+                                 f"[{int(data.min())}, {int(data.max())}]")
+        for name in ("source", "python", "checksum"):
+            if not isinstance(getattr(self, name), str):
+                raise TypeError(f"{name} must be a string; got {type(getattr(self, name)).__name__}")
 
     def split(self, name: str) -> torch.Tensor:
         if name not in SPLITS:
@@ -102,10 +114,22 @@ def load_corpus(max_bytes: int | None = None, synthetic: bool = False) -> Corpus
 def sample_batch(data: torch.Tensor, batch: int, context: int, generator: torch.Generator | None = None,
                  device=None) -> torch.Tensor:
     """``(batch, context)`` token ids: ``BOS`` then ``context - 1`` consecutive bytes from random offsets."""
+    checks.tensor("data", data, dtype_kind="int")
+    checks.positive_int("batch", batch)
+    if isinstance(context, bool) or not isinstance(context, int) or context < 2:
+        raise ValueError(f"context must be an integer >= 2; got {context!r}")
     if data.dim() != 1 or data.numel() < context:
         raise ValueError(f"data must be a 1-D byte tensor longer than context={context}; got {tuple(data.shape)}")
-    if batch < 1 or context < 2:
-        raise ValueError(f"batch must be >= 1 and context >= 2; got batch={batch}, context={context}")
+    if generator is not None and not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator or None; got {type(generator).__name__}")
+    if device is not None:
+        checks.device("device", device)
+    return _sample_batch(data, batch, context, generator, device)
+
+
+def _sample_batch(data: torch.Tensor, batch: int, context: int, generator: torch.Generator | None = None,
+                  device=None) -> torch.Tensor:
+    """:func:`sample_batch` without the input checks (the training loop's draw)."""
     starts = torch.randint(0, data.numel() - context + 1, (batch,), generator=generator)
     idx = starts[:, None] + torch.arange(context - 1)[None, :]
     body = data[idx]

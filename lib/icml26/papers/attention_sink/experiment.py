@@ -1,8 +1,9 @@
 """The attention-sink experiment: gate identity, sink emergence, head collapse, sink-aware training, head pinning.
 
-``run(config, device, seed)`` (note §7) trains byte-level tiny LMs on the CPython standard library with the
-three attention variants (vanilla, sink, gated), each with ``lam = 0`` (the baselines) and ``lam > 0`` (the
-paper's auxiliary balance loss), all with the same steps, batch, learning rate and schedule. It then measures
+``run(config, device, seed)`` (docs/papers/attention_sink.md §2, §5) trains byte-level tiny LMs on the
+CPython standard library with the three attention variants (vanilla, sink, gated), each with ``lam = 0``
+(the baselines) and ``lam > 0`` (the paper's auxiliary balance loss), all with the same steps, batch,
+learning rate and schedule. It then measures
 
 * C1: the LSE gate identities on random heads (float32 and float64) and on the trained models;
 * C2: first-token attention share, value drain and the effect of zeroing ``v_0`` (vanilla model);
@@ -22,13 +23,23 @@ import time
 import torch
 from scipy.stats import spearmanr
 
+from icml26 import checks
 from icml26.nn.attention import ablate_heads, attention, attention_modules
 from icml26.nn.lora import apply_lora
 from icml26.nn.tiny_gpt import TinyGPT, token_losses
 
-from .baselines import make_model
-from .corpus import load_corpus, sample_batch
-from .method import head_importance, layer_cv, moe_decomposition, sink_aware_loss, stack_gates
+from .baselines import DESCRIPTIONS, make_model
+from .corpus import Corpus, _sample_batch, load_corpus, sample_batch
+from .method import (
+    _check_shared,
+    _check_tokens,
+    _layer_cv,
+    _sink_aware_loss,
+    head_importance,
+    layer_cv,
+    moe_decomposition,
+    stack_gates,
+)
 
 _BASE = dict(variants=["vanilla", "sink", "gated_head"], lams=[0.0, 0.1], c5_lams=[], n_seeds=1, lr=3e-3,
              weight_decay=0.01, warmup=0.05, clip=1.0, ft_lam=1e-2, ft_rank=16, ft_lr=3e-3, shared=1,
@@ -43,11 +54,12 @@ CONFIGS = {
              "c5_lams": [1e-3, 1e-2], "n_seeds": 2},
 }
 REQUIRED = ("d_model", "n_heads", "n_layers", "context", "batch", "steps", "eval_batch", "log_every", "ft_steps")
+FT_KEYS = ("eval_batch", "shared", "ft_rank", "ft_steps", "batch", "ft_lr", "warmup", "clip", "log_every")
 
 
 def _check_config(config: dict) -> dict:
     if not isinstance(config, dict):
-        raise ValueError(f"config must be a dict (see CONFIGS); got {type(config).__name__}")
+        raise TypeError(f"config must be a dict (see CONFIGS); got {type(config).__name__}")
     cfg = {**_BASE, **config}
     missing = [k for k in REQUIRED if k not in cfg]
     if missing:
@@ -55,17 +67,70 @@ def _check_config(config: dict) -> dict:
     for k in REQUIRED:
         if isinstance(cfg[k], bool) or not isinstance(cfg[k], int) or cfg[k] < 1:
             raise ValueError(f"config[{k!r}] must be a positive integer; got {cfg[k]!r}")
+    if cfg["d_model"] % cfg["n_heads"]:
+        raise ValueError(f"config['n_heads'] must divide config['d_model']; got {cfg['d_model']}, {cfg['n_heads']}")
+    for k in ("variants", "lams", "c5_lams"):
+        if isinstance(cfg[k], (str, bytes)) or not isinstance(cfg[k], (list, tuple)):
+            raise TypeError(f"config[{k!r}] must be a list; got {type(cfg[k]).__name__}")
+    bad = [v for v in cfg["variants"] if v not in DESCRIPTIONS]
+    if bad:
+        raise ValueError(f"config['variants'] must name variants among {', '.join(DESCRIPTIONS)}; got {bad}")
+    for lam in list(cfg["lams"]) + list(cfg["c5_lams"]):
+        checks.nonnegative_number("config['lams'] and config['c5_lams'] entries", lam)
     if 0.0 not in cfg["lams"] or any(not lam >= 0 for lam in cfg["lams"]):
         raise ValueError(f"config['lams'] must hold 0.0 (the baselines) and non-negative values; got {cfg['lams']}")
-    if not 0 <= cfg["shared"] <= cfg["n_heads"] - 2:
+    if any(lam not in cfg["lams"] for lam in cfg["c5_lams"]):
+        raise ValueError(f"config['c5_lams'] must be among config['lams']; got {cfg['c5_lams']}")
+    for k in ("n_seeds", "ft_rank"):
+        checks.positive_int(f"config[{k!r}]", cfg[k])
+    for k in ("lr", "ft_lr", "clip"):
+        checks.positive_number(f"config[{k!r}]", cfg[k])
+    for k in ("weight_decay", "ft_lam"):
+        checks.nonnegative_number(f"config[{k!r}]", cfg[k])
+    checks.probability("config['warmup']", cfg["warmup"])
+    if isinstance(cfg["shared"], bool) or not isinstance(cfg["shared"], int) or \
+            not 0 <= cfg["shared"] <= cfg["n_heads"] - 2:
         raise ValueError(f"config['shared'] must be in [0, n_heads-2]; got {cfg['shared']}")
+    checks.nonnegative_int("config['sink_from']", cfg["sink_from"])
     if cfg["sink_from"] >= cfg["context"]:
         raise ValueError(f"config['sink_from'] must be < context; got {cfg['sink_from']}")
+    if cfg["max_bytes"] is not None and (isinstance(cfg["max_bytes"], bool) or not isinstance(cfg["max_bytes"], int)
+                                         or cfg["max_bytes"] < 1024):
+        raise ValueError(f"config['max_bytes'] must be None or an integer >= 1024; got {cfg['max_bytes']!r}")
+    if not isinstance(cfg["ablation"], bool):
+        raise TypeError(f"config['ablation'] must be a bool; got {cfg['ablation']!r}")
     return cfg
 
 
+def _check_train(model, data, steps, batch, lr, lam, shared, generator, weight_decay, warmup, clip,
+                 log_every) -> None:
+    if not isinstance(model, TinyGPT):
+        raise TypeError(f"model must be a TinyGPT; got {type(model).__name__}")
+    checks.tensor("data", data, ndim=1, dtype_kind="int")
+    if data.numel() < model.cfg.context:
+        raise ValueError(f"data must hold at least context={model.cfg.context} bytes; got {data.numel()}")
+    checks.positive_int("steps", steps)
+    checks.positive_int("batch", batch)
+    checks.positive_number("lr", lr)
+    checks.nonnegative_number("lam", lam)
+    _check_shared(shared, model.cfg.n_heads)
+    if not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator; got {type(generator).__name__}")
+    checks.nonnegative_number("weight_decay", weight_decay)
+    checks.probability("warmup", warmup)
+    checks.positive_number("clip", clip)
+    checks.positive_int("log_every", log_every)
+
+
+def _check_device_seed(device, seed) -> None:
+    checks.device("device", device)
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
+
+
 def _optimizer(params_named, lr: float, wd: float) -> torch.optim.Optimizer:
-    """AdamW with no weight decay on sink logits, biases, norms and embeddings (note §10)."""
+    """AdamW with no weight decay on sink logits, biases, norms and embeddings
+    (docs/papers/attention_sink.md §2, §6)."""
     decay, no_decay = [], []
     for name, p in params_named:
         if not p.requires_grad:
@@ -78,13 +143,13 @@ def _optimizer(params_named, lr: float, wd: float) -> torch.optim.Optimizer:
 def train_lm(model: TinyGPT, data: torch.Tensor, *, steps: int, batch: int, lr: float, lam: float = 0.0,
              shared: int = 0, generator: torch.Generator, weight_decay: float = 0.01, warmup: float = 0.05,
              clip: float = 1.0, log_every: int = 10, params_named=None) -> dict:
-    """Train ``model`` with ``LM + lam * aux`` (note §3.4); warm-up then cosine learning rate; returns history.
+    """Train ``model`` with ``LM + lam * aux`` (docs/papers/attention_sink.md §3.4); warm-up then cosine
+    learning rate; returns history.
 
     The history logs, every ``log_every`` steps, the LM loss and the CV / mean importance measured on the
     training batch (from the same forward pass, so it costs nothing extra).
     """
-    if steps < 1 or batch < 1 or not lr > 0:
-        raise ValueError(f"steps, batch and lr must be positive; got {steps}, {batch}, {lr}")
+    _check_train(model, data, steps, batch, lr, lam, shared, generator, weight_decay, warmup, clip, log_every)
     device = next(model.parameters()).device
     opt = _optimizer(params_named if params_named is not None else model.named_parameters(), lr, weight_decay)
     n_warm = max(1, int(warmup * steps))
@@ -94,8 +159,8 @@ def train_lm(model: TinyGPT, data: torch.Tensor, *, steps: int, batch: int, lr: 
     model.train()
     trainable = [p for g in opt.param_groups for p in g["params"]]
     for step in range(steps):
-        idx = sample_batch(data, batch, model.cfg.context, generator, device)
-        total, lm, _aux, imp = sink_aware_loss(model, idx, lam, shared)
+        idx = _sample_batch(data, batch, model.cfg.context, generator, device)
+        total, lm, _aux, imp = _sink_aware_loss(model, idx, lam, shared)
         opt.zero_grad(set_to_none=True)
         total.backward()
         torch.nn.utils.clip_grad_norm_(trainable, clip)
@@ -105,7 +170,7 @@ def train_lm(model: TinyGPT, data: torch.Tensor, *, steps: int, batch: int, lr: 
             with torch.no_grad():
                 hist["step"].append(step)
                 hist["loss"].append(float(lm))
-                hist["cv"].append(float(layer_cv(imp).mean()))
+                hist["cv"].append(float(_layer_cv(imp).mean()))
                 hist["mean_imp"].append(float(imp.mean()))
     model.eval()
     return hist
@@ -119,6 +184,7 @@ def _val_loss(model: TinyGPT, idx: torch.Tensor) -> float:
 @torch.no_grad()
 def zero_first_value_loss(model: TinyGPT, idx: torch.Tensor) -> float:
     """Validation loss with the first token's value vector set to 0 in every layer (value-drain test)."""
+    _check_tokens(model, idx)
     def hook(_m, q, k, v):
         v = v.clone()
         v[:, :, 0] = 0.0
@@ -136,6 +202,11 @@ def zero_first_value_loss(model: TinyGPT, idx: torch.Tensor) -> float:
 def evaluate(model: TinyGPT, idx: torch.Tensor, sink_from: int = 16, ablation: bool = False,
              generator: torch.Generator | None = None) -> dict:
     """Validation loss/bpb, head importance, CV, dormant heads; for vanilla the sink statistics; ablations."""
+    _check_tokens(model, idx)
+    if isinstance(sink_from, bool) or not isinstance(sink_from, int) or not 0 <= sink_from < idx.shape[1]:
+        raise ValueError(f"sink_from must be an integer in [0, T={idx.shape[1]}); got {sink_from!r}")
+    if generator is not None and not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator or None; got {type(generator).__name__}")
     logits, results = model(idx, return_attn=True, need_weights=True)
     loss = float(token_losses(model, idx, logits).mean())
     imp = head_importance(stack_gates(results))
@@ -184,6 +255,11 @@ def evaluate(model: TinyGPT, idx: torch.Tensor, sink_from: int = 16, ablation: b
 
 def gate_identity_check(device, seed: int, batch: int = 4, heads: int = 4, t: int = 24, d: int = 8) -> dict:
     """C1: LSE gates vs ``1 - A_0`` (vanilla) and ``sum_j A_j`` (sink); MoE decomposition with ``v_0 = 0``."""
+    _check_device_seed(device, seed)
+    for name, value in (("batch", batch), ("heads", heads), ("d", d)):
+        checks.positive_int(name, value)
+    if isinstance(t, bool) or not isinstance(t, int) or t < 2:
+        raise ValueError(f"t must be an integer >= 2; got {t!r}")
     out = {}
     for dtype, tag in ((torch.float32, "f32"), (torch.float64, "f64")):
         g = torch.Generator(device="cpu").manual_seed(seed)
@@ -218,6 +294,24 @@ def finetune_pinning(base: TinyGPT, corpus, cfg: dict, device, seed: int, shared
     Importance is measured on a fixed held-out shift batch before and after; "dominant" heads are the
     top-``cfg['shared']`` heads per layer by importance before fine-tuning.
     """
+    if not isinstance(base, TinyGPT):
+        raise TypeError(f"base must be a TinyGPT; got {type(base).__name__}")
+    if not isinstance(corpus, Corpus):
+        raise TypeError(f"corpus must be a Corpus (see corpus.load_corpus); got {type(corpus).__name__}")
+    if corpus.shift.numel() < base.cfg.context:
+        raise ValueError(f"corpus.shift must hold at least context={base.cfg.context} bytes")
+    checks.config("cfg", cfg, required=FT_KEYS)
+    for k in ("eval_batch", "ft_rank", "ft_steps", "batch", "log_every"):
+        checks.positive_int(f"cfg[{k!r}]", cfg[k])
+    checks.positive_number("cfg['ft_lr']", cfg["ft_lr"])
+    checks.positive_number("cfg['clip']", cfg["clip"])
+    checks.probability("cfg['warmup']", cfg["warmup"])
+    if isinstance(cfg["shared"], bool) or not isinstance(cfg["shared"], int) or \
+            not 0 <= cfg["shared"] <= base.cfg.n_heads - 1:
+        raise ValueError(f"cfg['shared'] must be an integer in [0, n_heads-1]; got {cfg['shared']!r}")
+    _check_device_seed(device, seed)
+    _check_shared(shared, base.cfg.n_heads)
+    checks.nonnegative_number("lam", lam)
     gen_eval = torch.Generator().manual_seed(10_000 + seed)
     probe = sample_batch(corpus.shift, cfg["eval_batch"], base.cfg.context, gen_eval, device)
     model = copy.deepcopy(base)
@@ -249,6 +343,7 @@ def run(config: dict, device="cpu", seed: int = 0) -> dict:
     cfg = _check_config(config)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
+    checks.device("device", device)
     device = torch.device(device)
     t0 = time.perf_counter()
     corpus = load_corpus(cfg["max_bytes"])

@@ -1,7 +1,8 @@
 """Plotting functions for the attention-sink notebooks and explorers (pure: parameters in, Figure out).
 
 * :func:`plot_sink_explorer` - THE attention-sink explorer: one toy head, its attention map with the sink
-  column, the gate ``G_t`` of the three variants and the MoE identity ``O_t = G_t E_t`` (note §3.2, §8).
+  column, the gate ``G_t`` of the three variants and the MoE identity ``O_t = G_t E_t``
+  (docs/papers/attention_sink.md §3.2).
 * :func:`plot_training`, :func:`plot_importance`, :func:`plot_ablation`, :func:`plot_pinning`,
   :func:`plot_run` - figures of a finished :func:`~icml26.papers.attention_sink.experiment.run`.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from icml26 import checks
 from icml26.nn.attention import attention
 from icml26.viz import PALETTE, figure
 
@@ -27,10 +29,14 @@ def toy_head(sink_logit: float = 1.0, first_token_bias: float = 2.0, v0_scale: f
     ``v0_scale`` scales the first token's value (0 = perfect value drain), ``sink_logit`` is the learned sink
     of sink attention and ``gate_bias`` shifts the gated variant's sigmoid gate.
     """
-    if not 2 <= seq_len <= 256:
-        raise ValueError(f"seq_len must be in [2, 256]; got {seq_len}")
-    if not v0_scale >= 0:
-        raise ValueError(f"v0_scale must be >= 0; got {v0_scale}")
+    if isinstance(seq_len, bool) or not isinstance(seq_len, int) or not 2 <= seq_len <= 256:
+        raise ValueError(f"seq_len must be an integer in [2, 256]; got {seq_len!r}")
+    checks.nonnegative_number("v0_scale", v0_scale)
+    for name, value in (("sink_logit", sink_logit), ("first_token_bias", first_token_bias),
+                        ("gate_bias", gate_bias)):
+        checks.finite_number(name, value)
+    checks.positive_int("d", d)
+    checks.seed("seed", seed)
     g = torch.Generator().manual_seed(seed)
     q, k, v = (torch.randn(1, 1, seq_len, d, generator=g, dtype=torch.float64) for _ in range(3))
     w_gate = torch.randn(d, generator=g, dtype=torch.float64) / d**0.5
@@ -87,7 +93,13 @@ def plot_sink_explorer(variant: str = "vanilla", sink_logit: float = 1.0, first_
     return fig
 
 
+def _need(results, *keys) -> None:
+    checks.config("results", results, required=keys)
+
+
 def _get(results, variant, lam):
+    _need(results, "runs")
+    checks.finite_number("lam", lam)
     runs = results["runs"]
     if variant not in runs:
         raise ValueError(f"variant must be one of {list(runs)}; got {variant!r}")
@@ -99,6 +111,7 @@ def _get(results, variant, lam):
 
 def plot_training(results: dict):
     """LM loss and head-imbalance CV over training, per variant, with and without the aux loss."""
+    _need(results, "runs")
     fig, axes = figure(ncols=2, width=4.2)
     for i, (variant, by_lam) in enumerate(results["runs"].items()):
         for key, evs in by_lam.items():
@@ -114,6 +127,7 @@ def plot_training(results: dict):
 
 def plot_importance(results: dict, lam: float | None = None):
     """Head-importance heat-maps (layers x heads) for each variant at ``lam`` (default: 0 and the aux lambda)."""
+    _need(results, "runs", *(("lam_aux",) if lam is None else ()))
     lams = [0.0, results["lam_aux"]] if lam is None else [lam]
     variants = list(results["runs"])
     fig, axes = figure(ncols=len(variants), nrows=len(lams), width=2.8, height=2.0)
@@ -131,6 +145,7 @@ def plot_importance(results: dict, lam: float | None = None):
 
 def plot_ablation(results: dict):
     """Per-head ablation delta-loss against head importance (lam = 0 models)."""
+    _need(results, "runs")
     variants = [v for v in results["runs"] if "ablation_delta" in _get(results, v, 0.0)]
     fig, axes = figure(ncols=max(1, len(variants)), width=3.4)
     for i, v in enumerate(variants):
@@ -144,6 +159,7 @@ def plot_ablation(results: dict):
 
 def plot_pinning(results: dict):
     """C6: per-head importance before and after LoRA fine-tuning with the aux loss, per number of shared heads."""
+    _need(results, "c6")
     c6 = results["c6"]
     fig, axes = figure(ncols=len(c6), width=3.2)
     for i, (name, ft) in enumerate(c6.items()):

@@ -1,9 +1,11 @@
 """Exact (enumeration) and Monte Carlo analysis of the V-PG and CA-PG gradient estimators.
 
 * :func:`exact_gradients` (N <= 8): the true gradient of the two-stage value, the expectation of
-  CA-PG, and the Rao-Blackwell identity ``grad log rho(a) = E[grad log pi(o) | a in o]`` (note §3.5),
+  CA-PG, and the Rao-Blackwell identity ``grad log rho(a) = E[grad log pi(o) | a in o]``
+  (docs/papers/ca_pg.md §3.5),
   all by enumerating every ordered candidate list. Gradients are with respect to free logits.
-* :func:`variance_probe`: single-sample trace-variance of both estimators on the same draws (note §3.7, §5(a)).
+* :func:`variance_probe`: single-sample trace-variance of both estimators on the same draws
+  (docs/papers/ca_pg.md §2 (a), §3.7).
 """
 
 from __future__ import annotations
@@ -90,7 +92,8 @@ def exact_gradients(f: torch.Tensor, q: torch.Tensor, g: torch.Tensor, k: int, t
 
 def variance_probe(f: torch.Tensor, q: torch.Tensor, g: torch.Tensor, k: int, tau: float, n_samples: int,
                    n_mc: int = 32, generator: torch.Generator | None = None, rho: str = "mc") -> dict:
-    """Single-sample gradient statistics (w.r.t. the logits) of V-PG and CA-PG, no baseline (note §5(a)).
+    """Single-sample gradient statistics (w.r.t. the logits) of V-PG and CA-PG, no baseline
+    (docs/papers/ca_pg.md §2 (a)).
 
     For one context (``f``, ``q``, ``g`` of shape ``(N,)``) draws ``n_samples`` candidate lists, lets the
     LSR choose, draws Bernoulli(q) rewards and evaluates both estimators on the SAME draws. Returns the
@@ -123,7 +126,8 @@ def variance_probe(f: torch.Tensor, q: torch.Tensor, g: torch.Tensor, k: int, ta
 
 def inclusion_errors(f: torch.Tensor, k: int, n_mc: int = 2000, top: int = 5,
                      generator: torch.Generator | None = None, n_nodes: int = 2048) -> dict:
-    """Quadrature vs Gumbel-MC vs with-replacement inclusion probabilities for one list (note §6 claim 3)."""
+    """Quadrature vs Gumbel-MC vs with-replacement inclusion probabilities for one list
+    (docs/papers/ca_pg.md §3.6, §5)."""
     if not isinstance(f, torch.Tensor) or f.dim() != 1:
         raise ValueError("f must be a 1-D float tensor of logits")
     checks.tensor("f", f, dtype_kind="float")

@@ -1,7 +1,7 @@
-"""Baselines the credit-assigned policy gradient is compared against (ca_pg note §4).
+"""Baselines the credit-assigned policy gradient is compared against (docs/papers/ca_pg.md §4).
 
 * V-PG (confirmed baseline): REINFORCE over the whole candidate set with the PL log-probability of
-  the sampled ORDER (note §3.4). The surrogate uses the closed-form O(N+K) score, so its gradient
+  the sampled ORDER (that page §3.4). The surrogate uses the closed-form O(N+K) score, so its gradient
   equals autograd through ``log_prob`` without the K-step graph.
 * Top-K off-policy correction (Chen et al., WSDM 2019; probable baseline): the with-replacement
   marginal ``1-(1-p)^K`` credited to the chosen item, i.e. CA-PG with ``rho="with_replacement"``.
@@ -21,7 +21,7 @@ from icml26.ranking import listwise_nll, score_logits
 
 def vpg_loss(scores: torch.Tensor, ranking: torch.Tensor, rewards: torch.Tensor,
              baseline: str = "mean") -> torch.Tensor:
-    """Surrogate whose gradient is ``-g_V = -mean_i (r_i - b) grad log pi(o_i | x_i)`` (note §3.4).
+    """Surrogate whose gradient is ``-g_V = -mean_i (r_i - b) grad log pi(o_i | x_i)`` (§3.4).
 
     ``ranking`` ``(B, K)`` is the sampled order. Implemented as ``-mean (r-b) <score, f>`` with the
     closed-form score detached, which has exactly the V-PG gradient with respect to theta.

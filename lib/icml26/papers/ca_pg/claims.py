@@ -1,15 +1,15 @@
-"""Falsifiable claims of ca_pg (note §6), with the note's thresholds per scale.
+"""Falsifiable claims of ca_pg (docs/papers/ca_pg.md §5), with our thresholds per scale.
 
-The paper's own numbers were not available to the note's authors (only the abstract and slide
-titles); ``paper_value`` quotes the paper's qualitative statement and ``source`` where it is made.
-The thresholds come from the note's calibration (§5, §6).
+The paper's own numbers were not available to us (only the abstract); ``paper_value`` quotes the paper's
+qualitative statement and ``source`` where it is made.
+The thresholds come from our calibration on a prototype (docs/papers/ca_pg.md §5).
 """
 
 from __future__ import annotations
 
 from icml26.claims import Claim
 
-ABSTRACT = "abstract (arXiv 2605.26385); note §6"
+ABSTRACT = "abstract (arXiv 2605.26385); docs/papers/ca_pg.md §5"
 
 
 def _ratio_at(r, k):
@@ -119,22 +119,23 @@ CLAIMS = [
     Claim("unbiased_uniform_lsr", "with a uniform LSR, E[g_CA] = grad V (relative error, enumeration)",
           lambda r: r["exact"]["uniform_rel_err"], "<=", {"quick": 1e-6, "standard": 1e-6, "full": 1e-6}, kind="check",
           paper_value="unbiased when the LSR choice does not depend on the other candidates (derived)",
-          source="note §3.5 claim 2"),
+          source="docs/papers/ca_pg.md §3.5 (derived)"),
     Claim("aligned_cosine", "aligned softmax LSR (tau in {0.02, 0.1}): cos(E[g_CA], grad V) >= 0.6",
           lambda r: r["exact"]["min_aligned_cos"], ">=", {"quick": 0.6, "standard": 0.6, "full": 0.6}, kind="paper",
           paper_value="learns the correct ranking when the LSR is reasonably aligned", source=ABSTRACT + " claim 2"),
     Claim("anti_aligned_cosine", "anti-aligned LSR (g = -q, tau=0.02): cos(E[g_CA], grad V) <= 0 (failure mode)",
           lambda r: r["exact"]["anti_cos"], "<=", {"quick": 0.0, "standard": 0.0, "full": 0.0}, kind="paper",
-          paper_value="the alignment condition is needed (documented limit)", source="note §3.5 claim 2"),
+          paper_value="the alignment condition is needed (documented limit)",
+          source="docs/papers/ca_pg.md §3.5 (derived)"),
     Claim("quadrature_sums_to_k", "quadrature inclusion probabilities sum to K within 1e-6 (N=50, K=10)",
           lambda r: r["inclusion"]["sum_err_quad"], "<=", {"quick": 1e-6, "standard": 1e-6, "full": 1e-6}, kind="check",
-          paper_value="-", source="note §3.6 claim 3"),
+          paper_value="-", source="docs/papers/ca_pg.md §3.6"),
     Claim("mc_matches_quadrature", "Gumbel-MC rho (M>=2000) matches quadrature: max abs error <= 0.01",
           lambda r: r["inclusion"]["mc_max_err"], "<=", {"quick": 0.01, "standard": 0.01, "full": 0.01}, kind="check",
-          paper_value="-", source="note §3.6 claim 3"),
+          paper_value="-", source="docs/papers/ca_pg.md §3.6"),
     Claim("with_replacement_biased", "the with-replacement marginal errs by >= 0.05 on the top items",
           lambda r: r["inclusion"]["wr_top_err"], ">=", {"quick": 0.05, "standard": 0.05, "full": 0.05}, kind="check",
-          paper_value="-", source="note §3.6 claim 3"),
+          paper_value="-", source="docs/papers/ca_pg.md §3.6"),
     Claim("capg_fast_convergence", "CA-PG (no baseline) reaches >= 90% of the oracle within 100 steps, K in {10, 100}",
           capg_within_100, ">=", {"quick": 0.9, "standard": 0.9, "full": 0.9}, kind="paper",
           paper_value="faster convergence, especially for large K", source=ABSTRACT + " claim 4"),

@@ -1,5 +1,5 @@
-"""A two-stage retrieval world on real pixels: scikit-learn's bundled digits (note §7, substitute for the
-paper's real-world data set, which was not available; everything here is *inferred*).
+"""A two-stage retrieval world on real pixels: scikit-learn's bundled digits (docs/papers/ca_pg.md §2 (d),
+substitute for the paper's real-world data set, which was not available; everything here is *inferred*).
 
 Items are the 1797 8x8 digit images. A user has a preferred class ``c_u`` and a style prototype
 ``m_u`` (mean of a few images of ``c_u`` plus noise). With ``z`` the per-user standardised cosine of

@@ -1,4 +1,5 @@
-"""The reproduction experiment of ca_pg (note §6, §7): variance, exact identities, inclusion estimators, training.
+"""The reproduction experiment of ca_pg (docs/papers/ca_pg.md §2, §5): variance, exact identities, inclusion
+estimators, training.
 
 ``run(config, device, seed)`` returns plain python numbers/lists:
 
@@ -122,7 +123,7 @@ def _check_config(config) -> None:
 
 
 def run_variance(cfg: dict, device, seed: int) -> dict:
-    """Claim 1: one context, f ~ N(0,1), q = sigmoid(1.5 z - 1), softmax LSR on q (note §5(a))."""
+    """Claim 1: one context, f ~ N(0,1), q = sigmoid(1.5 z - 1), softmax LSR on q (docs/papers/ca_pg.md §2 (a))."""
     _check_part("variance", cfg, "cfg")
     _check_args(device, seed)
     gen = torch.Generator(device=device).manual_seed(seed)
@@ -135,7 +136,7 @@ def run_variance(cfg: dict, device, seed: int) -> dict:
 
 
 def run_exact(cfg: dict, device, seed: int) -> dict:
-    """Claim 2: enumeration checks on C contexts with free logits (note §3.5)."""
+    """Claim 2: enumeration checks on C contexts with free logits (docs/papers/ca_pg.md §2 (c), §3.5)."""
     _check_part("exact", cfg, "cfg")
     _check_args(device, seed)
     gen = torch.Generator(device="cpu").manual_seed(seed)
@@ -150,7 +151,7 @@ def run_exact(cfg: dict, device, seed: int) -> dict:
 
 
 def run_inclusion(cfg: dict, device, seed: int) -> dict:
-    """Claim 3: inclusion-probability estimators at N=50, K=10 (note §3.6)."""
+    """Claim 3: inclusion-probability estimators at N=50, K=10 (docs/papers/ca_pg.md §3.6)."""
     _check_part("inclusion", cfg, "cfg")
     _check_args(device, seed)
     gen = torch.Generator(device=device).manual_seed(seed)
@@ -201,7 +202,7 @@ def _summarise(curves: dict, horizon_80: int) -> dict:
 
 
 def run_training(cfg: dict, device, seed: int) -> dict:
-    """Claims 4-6: learning curves of CA-PG and the baselines (equal footing, note §5(b))."""
+    """Claims 4-6: learning curves of CA-PG and the baselines (equal footing, docs/papers/ca_pg.md §2 (b), §4)."""
     checks.config("cfg", cfg, required=("training",), allowed=PARTS)
     for part in ("training", "stability", "alignment", "digits"):
         if cfg.get(part) is not None:

@@ -1,13 +1,13 @@
 """The credit-assigned policy gradient (CA-PG) for an early-stage ranker (ESR) in a two-stage system.
 
-Setting (ca_pg note §3.1): a context x, N items, an ESR with logits f_theta(x, a) that draws an
-ordered candidate set C of K items by Plackett-Luce (Gumbel top-K), a FIXED late-stage ranker (LSR)
-that picks one item a of C, and a reward r with mean q(x, a).
+Setting (docs/papers/ca_pg.md §3.1; section numbers below are that page's): a context x, N items, an ESR
+with logits f_theta(x, a) that draws an ordered candidate set C of K items by Plackett-Luce (Gumbel top-K), a
+FIXED late-stage ranker (LSR) that picks one item a of C, and a reward r with mean q(x, a).
 
-CA-PG (note §3.5) credits only the item the LSR chose: ``g_CA = mean_i r_i grad log rho_theta(a_i | x_i)``
+CA-PG (§3.5) credits only the item the LSR chose: ``g_CA = mean_i r_i grad log rho_theta(a_i | x_i)``
 with ``rho(a | x) = P(a in C)``, the marginal inclusion probability. ``rho`` comes from
 :func:`icml26.ranking.log_inclusion_prob` (Gumbel Monte Carlo by default, exact quadrature, or the
-with-replacement approximation). No baseline by default: a constant baseline biases CA-PG (note §3.5).
+with-replacement approximation). No baseline by default: a constant baseline biases CA-PG (§3.5).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ RHO_METHODS = ("mc", "quadrature", "with_replacement", "enumerate")
 
 def lsr_scores(q: torch.Tensor, alignment: str = "aligned", noise: float = 0.0,
                generator: torch.Generator | None = None) -> torch.Tensor:
-    """Scores of the fixed LSR, built from the true mean reward ``q`` (note §3.3, parametrisation inferred).
+    """Scores of the fixed LSR, built from the true mean reward ``q`` (§3.3, parametrisation inferred).
 
     ``aligned``: g = q; ``noisy``: g = q + noise * eps; ``independent``: g = eps (unrelated to q);
     ``anti``: g = -q (the LSR prefers the worst item: the documented failure mode of CA-PG).
@@ -54,7 +54,7 @@ def lsr_probs(g: torch.Tensor, candidates: torch.Tensor, tau: float) -> torch.Te
     """The LSR's choice distribution over the candidate set, ``softmax(g[C] / tau)``; shape ``(..., K)``.
 
     ``tau = 0`` is the argmax LSR (ties split evenly); ``tau = inf`` is the uniform LSR, for which
-    CA-PG is exactly unbiased (note §3.5).
+    CA-PG is exactly unbiased (§3.5).
     """
     _check_lsr(g, candidates, tau)
     return _lsr_probs(g, candidates, tau)
@@ -139,13 +139,13 @@ def _check_batch(scores, chosen, rewards):
 
 def capg_loss(scores: torch.Tensor, chosen: torch.Tensor, rewards: torch.Tensor, k: int, rho: str = "mc",
               n_mc: int = 16, baseline: str = "none", generator: torch.Generator | None = None) -> torch.Tensor:
-    """Surrogate loss whose gradient is ``-g_CA`` (note §3.5): ``-mean_i (r_i - b) log rho(a_i | x_i)``.
+    """Surrogate loss whose gradient is ``-g_CA`` (§3.5): ``-mean_i (r_i - b) log rho(a_i | x_i)``.
 
     ``scores``: ESR logits ``(B, N)`` (carrying the graph to theta), ``chosen``: the LSR-chosen item of
     each candidate set ``(B,)``, ``rewards`` ``(B,)``. For a ranked LSR output with an item-decomposable
-    reward (note §3.1, inferred generalisation) pass ``chosen`` ``(B, m)`` (the displayed items) and
+    reward (§3.1, inferred generalisation) pass ``chosen`` ``(B, m)`` (the displayed items) and
     ``rewards`` ``(B, m)`` (position weight times item reward); the terms are summed over the m slots.
-    ``rho`` selects the inclusion estimator (note §3.6): ``"mc"`` (Rao-Blackwellised Gumbel, ``n_mc``
+    ``rho`` selects the inclusion estimator (§3.6): ``"mc"`` (Rao-Blackwellised Gumbel, ``n_mc``
     draws), ``"quadrature"``, ``"with_replacement"`` (Chen et al. 2019's marginal), ``"enumerate"`` (N <= 8).
     """
     _check_capg(scores, chosen, rewards, k, rho, n_mc, baseline, generator)
@@ -183,7 +183,7 @@ def lsr_rank(g: torch.Tensor, candidates: torch.Tensor, tau: float, m: int,
              generator: torch.Generator | None = None) -> torch.Tensor:
     """A ranked LSR output: the top ``m`` of a PL draw with logits ``g[C] / tau`` (``tau = 0``: sort by g).
 
-    Returns item indices ``(..., m)``, best first (inferred generalisation of note §3.1).
+    Returns item indices ``(..., m)``, best first (inferred generalisation, §3.1).
     """
     checks.tensor("g", g, dtype_kind="float")
     _check_items("candidates", candidates, g)
@@ -201,7 +201,7 @@ def lsr_rank(g: torch.Tensor, candidates: torch.Tensor, tau: float, m: int,
 
 
 class TwoTowerESR(nn.Module):
-    """Linear two-tower ESR, ``f(x, a) = x^T W y_a / sqrt(d)`` (note §5(b)); ``W`` starts at ``init_scale * N(0,1)``.
+    """Linear two-tower ESR, ``f(x, a) = x^T W y_a / sqrt(d)`` (§3.2); ``W`` starts at ``init_scale * N(0,1)``.
 
     ``d`` is the user feature size; ``d_item`` (default ``d``) the item feature size; the scale uses ``d``.
     """

@@ -1,4 +1,4 @@
-"""Synthetic two-tower world and the training loop shared by CA-PG and every baseline (note §5(b), §7).
+"""Synthetic two-tower world and the training loop shared by CA-PG and every baseline (docs/papers/ca_pg.md §2 (b), §3).
 
 World: user features ``x_u``, item features ``y_a`` ~ N(0, I_d), a true bilinear ``W*``; the per-user
 standardised score ``z`` gives a sparse mean reward ``q = sigmoid(sharp * (z - shift))``. The ESR is a
@@ -55,7 +55,7 @@ def _check_world(world) -> None:
 
 def make_world(n_items: int, n_users: int, d: int = 16, sharp: float = 3.0, shift: float = 2.5,
                alignment: str = "aligned", noise: float = 0.0, device="cpu", seed: int = 0) -> World:
-    """The two-tower world of note §5(b)/§7 with sparse good items."""
+    """The two-tower world of docs/papers/ca_pg.md §2 (b) with sparse good items."""
     for name, v in (("n_items", n_items), ("n_users", n_users), ("d", d)):
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:
             raise ValueError(f"{name} must be a positive integer; got {v!r}")

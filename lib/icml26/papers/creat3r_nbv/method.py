@@ -47,7 +47,7 @@ class Creat3rConfig:
     """Knobs of Creat3r (paper §3); every INFERRED constant is one of these."""
 
     lam: float = 1.0                 # lambda: weight of seen-but-unreliable area in S(c)
-    gamma: float = 0.15              # overlap gate G(c) >= gamma (tuned on development seeds; the note: 0.10)
+    gamma: float = 0.15              # overlap gate G(c) >= gamma (tuned on development seeds; first plan 0.10)
     alpha: float | None = None       # soft form S_alpha (None: the hard gated score)
     beta: float = 0.0                # weight of G(c) in S_alpha
     kappa_s: float = 2.0             # camera-support scale
@@ -82,15 +82,11 @@ class Creat3rConfig:
 
 
 def _store(store) -> ViewStore:
-    if not isinstance(store, ViewStore):
-        raise TypeError(f"store must be a ViewStore; got {type(store).__name__}")
-    return store
+    return checks.instance("store", store, ViewStore)
 
 
 def _cfg(cfg) -> Creat3rConfig:
-    if not isinstance(cfg, Creat3rConfig):
-        raise TypeError(f"cfg must be a Creat3rConfig; got {type(cfg).__name__}")
-    return cfg
+    return checks.instance("cfg", cfg, Creat3rConfig)
 
 
 def _matcher(matcher):

@@ -1,4 +1,4 @@
-"""Baseline zoo of note §4/§7 (compact, generic): DLinear, PatchTST-lite, TimeXer-lite, TiDE, NBEATSx.
+"""Baseline zoo of docs/papers/dag_tsfx.md §4 (compact, generic): DLinear, PatchTST-lite, TimeXer-lite, TiDE, NBEATSx.
 
 Every model takes ``x (B, T, N + D)`` (endogenous first) and optional ``y_exo (B, F, D)`` and returns
 ``{"pred": (B, F, N), "aux": 0}`` like :class:`~icml26.papers.dag_tsfx.method.DAG`, so one trainer serves all.
@@ -11,8 +11,9 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from icml26 import checks
 from icml26.nn.attention import attention
-from icml26.papers.dag_tsfx.layers import Encoder, FlattenHead, PatchEmbedding, instance_stats, moving_average
+from icml26.papers.dag_tsfx.layers import Encoder, FlattenHead, PatchEmbedding, _instance_stats, _moving_average
 from icml26.papers.dag_tsfx.method import DAG, check_inputs
 
 
@@ -37,12 +38,13 @@ class DLinear(_Base):
 
     def __init__(self, seq_len, pred_len, n_endo, n_exo, kernel: int = 25, **_):
         super().__init__(seq_len, pred_len, n_endo, n_exo)
+        checks.positive_int("kernel", kernel)
         self.kernel = kernel
         self.seasonal, self.trend = nn.Linear(seq_len, pred_len), nn.Linear(seq_len, pred_len)
 
     def forward(self, x, y_exo=None):
         xe, _ = self._split(x, y_exo)
-        trend = moving_average(xe, self.kernel)
+        trend = _moving_average(xe, self.kernel)
         out = self.seasonal((xe - trend).transpose(1, 2)) + self.trend(trend.transpose(1, 2))
         return self._out(out.transpose(1, 2))
 
@@ -59,14 +61,14 @@ class PatchTST(_Base):
 
     def forward(self, x, y_exo=None):
         xe, _ = self._split(x, y_exo)
-        mu, sd = instance_stats(xe)
+        mu, sd = _instance_stats(xe)
         z, _ = self.enc(self.emb(((xe - mu) / sd).transpose(1, 2)))
         return self._out(self.head(z, self.n_endo) * sd + mu)
 
 
 class TimeXer(_Base):
     """TimeXer-lite (Wang et al., 2024): endogenous patch tokens + a learned global token that cross-attends to
-    variate tokens of the *historical* covariates; future covariates are not used (note §4)."""
+    variate tokens of the *historical* covariates; future covariates are not used (docs/papers/dag_tsfx.md §4)."""
 
     def __init__(self, seq_len, pred_len, n_endo, n_exo, d_model=32, d_ff=64, n_heads=4, e_layers=1,
                  patch_len=24, stride=24, dropout=0.0, **_):
@@ -82,8 +84,8 @@ class TimeXer(_Base):
 
     def forward(self, x, y_exo=None):
         xe, xx = self._split(x, y_exo)
-        mu, sd = instance_stats(xe)
-        mux, sdx = instance_stats(xx)
+        mu, sd = _instance_stats(xe)
+        mux, sdx = _instance_stats(xx)
         tok = self.emb(((xe - mu) / sd).transpose(1, 2))  # (B*N, M, d)
         bn, _, d = tok.shape
         z, _ = self.self_enc(torch.cat([tok, self.glob.expand(bn, -1, -1)], dim=1))
@@ -113,6 +115,9 @@ class TiDE(_Base):
 
     def __init__(self, seq_len, pred_len, n_endo, n_exo, d_model=32, d_ff=64, proj_dim=4, dec_dim=8, dropout=0.0, **_):
         super().__init__(seq_len, pred_len, n_endo, n_exo)
+        for name, v in (("d_model", d_model), ("d_ff", d_ff), ("proj_dim", proj_dim), ("dec_dim", dec_dim)):
+            checks.positive_int(name, v)
+        checks.probability("dropout", dropout)
         self.dec_dim = dec_dim
         self.feat = _ResBlock(n_exo, d_ff, proj_dim, dropout)
         self.enc = _ResBlock(seq_len + (seq_len + pred_len) * proj_dim, d_ff, d_model, dropout)
@@ -124,7 +129,7 @@ class TiDE(_Base):
         xe, xx = self._split(x, y_exo)
         if y_exo is None:
             raise ValueError("TiDE needs y_exo (future covariates)")
-        mu, sd = instance_stats(xe)
+        mu, sd = _instance_stats(xe)
         y = ((xe - mu) / sd).transpose(1, 2).reshape(-1, self.seq_len)  # (B*N, T)
         cov = self.feat(torch.cat([xx, y_exo], dim=1))  # (B, T+F, p)
         cov_n = cov.repeat_interleave(self.n_endo, 0)
@@ -140,6 +145,9 @@ class NBEATSx(_Base):
 
     def __init__(self, seq_len, pred_len, n_endo, n_exo, d_ff=64, n_blocks=2, n_layers=2, dropout=0.0, **_):
         super().__init__(seq_len, pred_len, n_endo, n_exo)
+        for name, v in (("d_ff", d_ff), ("n_blocks", n_blocks), ("n_layers", n_layers)):
+            checks.positive_int(name, v)
+        checks.probability("dropout", dropout)
         d_in = seq_len + (seq_len + pred_len) * n_exo
 
         def block():
@@ -155,7 +163,7 @@ class NBEATSx(_Base):
         xe, xx = self._split(x, y_exo)
         if y_exo is None:
             raise ValueError("NBEATSx needs y_exo (future covariates)")
-        mu, sd = instance_stats(xe)
+        mu, sd = _instance_stats(xe)
         res = ((xe - mu) / sd).transpose(1, 2).reshape(-1, self.seq_len)
         cov = torch.cat([xx, y_exo], dim=1).flatten(1).repeat_interleave(self.n_endo, 0)
         fc = res.new_zeros(res.shape[0], self.pred_len)

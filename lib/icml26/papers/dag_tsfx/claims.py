@@ -1,6 +1,7 @@
-"""Claims of DAG (note §6) measured on the synthetic EPF-like generator (note §7); MSE on the z-scored target.
+"""Claims of DAG (docs/papers/dag_tsfx.md §5) measured on the synthetic EPF-like
+generator (that page §2); MSE on the z-scored target.
 
-Claim 6 of the note (real bundled data: Seatbelts, seattle_weather) is not declared: neither ``pydataset`` nor
+A claim on real bundled data (Seatbelts, seattle_weather) is not declared: neither ``pydataset`` nor
 ``vega_datasets`` is a dependency of the companion, and nothing may be downloaded.
 
 Claims 1-2 are not checked at quick scale: with 3 epochs the ratios swing with the seed (seed 0/1/2:
@@ -78,8 +79,9 @@ CLAIMS = [
                         "per-step temporal decoder fits directly, while DAG's CCM maps whole-series variate tokens"),
     Claim("no_harm_irrelevant", "with covariates independent of the target (kappa=0), DAG's MSE <= 1.10x (quick "
           "1.25x) the better endogenous-only model", irrelevant_ratio, "<=",
-          {"quick": 1.25, "standard": 1.10, "full": 1.10}, kind="paper", paper_value="(not in the paper; note §6.3)",
-          source="note §6 claim 3"),
+          {"quick": 1.25, "standard": 1.10, "full": 1.10}, kind="paper",
+          paper_value="(not in the paper; our guard claim)",
+          source="docs/papers/dag_tsfx.md §5 (our guard claim; not in the paper)"),
     Claim("temporal_discovery", "TCM's covariate forecast MAE <= 0.8x the seasonal-naive covariate forecast "
           "(sigma_shock=0.3)", discovery_ratio, "<=", {"standard": 0.8, "full": 0.8}, kind="paper",
           paper_value="TCM learns covariate dynamics (L_t)", source="method §TCM"),

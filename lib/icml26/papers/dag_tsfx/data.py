@@ -1,7 +1,8 @@
-"""Synthetic EPF-like data with known exogenous drivers, TFB-style splits and rolling windows (note §3.5, §7).
+"""Synthetic EPF-like data with known exogenous drivers, TFB-style splits and rolling windows
+(docs/papers/dag_tsfx.md §2).
 
 Covariates are generated first and the target from them (never the reverse), so future covariates carry
-no information about the future *target noise* (note §10: no leakage).
+no information about the future *target noise* (docs/papers/dag_tsfx.md §2: no leakage).
 """
 
 from __future__ import annotations
@@ -11,10 +12,20 @@ import math
 import numpy as np
 import torch
 
+from icml26 import checks
+
 
 def _check_pos(name, value, low=0.0, strict=False):
     if not isinstance(value, (int, float)) or not math.isfinite(value) or value < low or (strict and value <= low):
         raise ValueError(f"{name} must be a finite number {'>' if strict else '>='} {low}; got {value!r}")
+
+
+def _check_series(endo, exo) -> None:
+    """endo (n, N) and exo (n, D): finite 2-D arrays of one length."""
+    checks.array("endo", endo, ndim=2)
+    checks.array("exo", exo, ndim=2)
+    if len(endo) != len(exo):
+        raise ValueError(f"endo and exo must have the same length; got {len(endo)} and {len(exo)}")
 
 
 def _ar1(rng, n, rho, scale):
@@ -34,7 +45,8 @@ def _softplus(x):
 def synthetic_epf(n_steps: int = 3000, *, sigma_shock: float = 1.0, kappa: float = 1.0, lag: int = 0,
                   phi: float = 0.9, sigma_eps: float = 0.1, gamma: float = 4.0, z0: float = 0.6,
                   spike: float = 0.5, seed: int = 0) -> dict:
-    """Hourly EPF-like series (note §7): load and renewables forecasts (covariates) drive a price (target).
+    """Hourly EPF-like series (docs/papers/dag_tsfx.md §2): load and renewables forecasts (covariates) drive
+    a price (target).
 
     ``L_t = 1 + 0.3 sin(2 pi h/24 - 1) + 0.1 1[weekday] + u_t`` with ``u`` AR(1) (rho 0.9, shock
     ``0.2 sigma_shock``); ``R_t`` = solar (daylight bump times a logistic AR(1) cloudiness) + wind
@@ -53,6 +65,9 @@ def synthetic_epf(n_steps: int = 3000, *, sigma_shock: float = 1.0, kappa: float
         raise ValueError(f"lag must be an integer in [0, 48); got {lag!r}")
     if not isinstance(phi, (int, float)) or not -1 < phi < 1:
         raise ValueError(f"phi must be in (-1, 1); got {phi!r}")
+    checks.finite_number("z0", z0)
+    checks.nonnegative_number("spike", spike)
+    checks.seed("seed", seed)
     rng = np.random.default_rng(seed)
     n = n_steps + lag
     t = np.arange(n)
@@ -79,14 +94,17 @@ def oracle_floor(phi: float, sigma_eps: float, horizon: int, target_var: float) 
     The residual ``v`` is AR(1): ``Var(v_{t+k} | v_t) = sigma_eps^2 (1 - phi^{2k}) / (1 - phi^2)``, averaged
     over ``k = 1..horizon`` and divided by the training variance of the target.
     """
-    if horizon < 1 or target_var <= 0:
-        raise ValueError(f"horizon must be >= 1 and target_var > 0; got {horizon}, {target_var}")
+    checks.in_range("phi", phi, -1.0, 1.0, low_open=True, high_open=True)
+    checks.nonnegative_number("sigma_eps", sigma_eps)
+    checks.positive_int("horizon", horizon)
+    checks.positive_number("target_var", target_var)
     k = np.arange(1, horizon + 1)
     return float((sigma_eps ** 2 * (1 - phi ** (2 * k)) / (1 - phi ** 2)).mean() / target_var)
 
 
 def split_and_scale(endo: np.ndarray, exo: np.ndarray, train: float = 0.7, val: float = 0.1) -> dict:
-    """Chronological 70/10/20 split and z-scoring with train statistics (TFB ``norm: true``, note §3.5)."""
+    """Chronological 70/10/20 split and z-scoring with train statistics (TFB ``norm: true``,
+    docs/papers/dag_tsfx.md §2)."""
     endo, exo = np.asarray(endo, dtype=np.float32), np.asarray(exo, dtype=np.float32)
     if endo.ndim != 2 or exo.ndim != 2 or len(endo) != len(exo):
         raise ValueError(f"endo and exo must be 2-D with the same length; got {endo.shape}, {exo.shape}")
@@ -95,6 +113,9 @@ def split_and_scale(endo: np.ndarray, exo: np.ndarray, train: float = 0.7, val: 
     if not (0 < train < 1 and 0 <= val < 1 and train + val < 1):
         raise ValueError(f"train and val must be fractions with train + val < 1; got {train}, {val}")
     n = len(endo)
+    if int(n * train) < 2 or endo.shape[1] == 0 or exo.shape[1] == 0:
+        raise ValueError(f"endo and exo must have at least one channel each and enough rows for a training split "
+                         f"of >= 2 rows; got {endo.shape}, {exo.shape} with train={train}")
     b1, b2 = int(n * train), int(n * (train + val))
     mu_n, sd_n = endo[:b1].mean(0), endo[:b1].std(0) + 1e-8
     mu_x, sd_x = exo[:b1].mean(0), exo[:b1].std(0) + 1e-8
@@ -108,12 +129,19 @@ def make_windows(endo, exo, seq_len: int, pred_len: int, start: int, stop: int, 
 
     Returns tensors ``x (W, T, N + D)`` (endogenous first), ``y (W, F, N)`` and ``y_exo (W, F, D)``.
     """
-    if seq_len < 1 or pred_len < 1 or stride < 1:
-        raise ValueError(f"seq_len, pred_len and stride must be >= 1; got {seq_len}, {pred_len}, {stride}")
-    full = torch.as_tensor(np.concatenate([endo, exo], axis=1), device=device)
+    for name, v in (("seq_len", seq_len), ("pred_len", pred_len), ("stride", stride)):
+        checks.positive_int(name, v)
+    _check_series(endo, exo)
+    checks.nonnegative_int("start", start)
+    checks.positive_int("stop", stop)
+    if stop > len(endo):
+        raise ValueError(f"stop must be <= the series length {len(endo)}; got {stop}")
+    checks.device("device", device)
     first = max(start, seq_len)
     if stop - first < pred_len:
-        raise ValueError(f"segment [{start}, {stop}) is too short for seq_len={seq_len}, pred_len={pred_len}")
+        raise ValueError(f"segment [start={start}, stop={stop}) is too short for seq_len={seq_len}, "
+                         f"pred_len={pred_len}")
+    full = torch.as_tensor(np.concatenate([endo, exo], axis=1), device=device)
     win = full[first - seq_len:stop].unfold(0, seq_len + pred_len, stride).permute(0, 2, 1)  # (W, T+F, C)
     n = endo.shape[1]
     return {"x": win[:, :seq_len].contiguous(), "y": win[:, seq_len:, :n].contiguous(),
@@ -121,7 +149,11 @@ def make_windows(endo, exo, seq_len: int, pred_len: int, start: int, stop: int, 
 
 
 def tfb_windows(endo, exo, seq_len: int, pred_len: int, train_stride: int = 1, device="cpu") -> dict:
-    """Train/val/test window sets of the TFB rolling protocol on already-scaled arrays (note §3.5)."""
+    """Train/val/test window sets of the TFB rolling protocol on already-scaled arrays (docs/papers/dag_tsfx.md §2)."""
+    for name, v in (("seq_len", seq_len), ("pred_len", pred_len), ("train_stride", train_stride)):
+        checks.positive_int(name, v)
+    _check_series(endo, exo)
+    checks.device("device", device)
     n = len(endo)
     b1, b2 = int(n * 0.7), int(n * 0.8)
     return {"train": make_windows(endo, exo, seq_len, pred_len, 0, b1, train_stride, device),
@@ -131,6 +163,12 @@ def tfb_windows(endo, exo, seq_len: int, pred_len: int, train_stride: int = 1, d
 
 def seasonal_naive_exo(x: torch.Tensor, n_endo: int, pred_len: int, period: int = 24) -> torch.Tensor:
     """Seasonal-naive forecast of the covariates: repeat the last ``period`` steps of their history."""
+    checks.tensor("x", x, ndim=3)
+    checks.positive_int("pred_len", pred_len)
+    checks.positive_int("period", period)
+    if not isinstance(n_endo, int) or isinstance(n_endo, bool) or not 1 <= n_endo < x.shape[2]:
+        raise ValueError(f"n_endo must be an integer in [1, {x.shape[2]}) (x's channels, covariates last); "
+                         f"got {n_endo!r}")
     if x.shape[1] < period:
         raise ValueError(f"history length {x.shape[1]} must be >= period {period}")
     last = x[:, -period:, n_endo:]

@@ -1,4 +1,5 @@
-"""DAG vs its baselines on the synthetic EPF-like generator (note §6, §7), TFB rolling protocol (note §3.5).
+"""DAG vs its baselines on the synthetic EPF-like generator, TFB rolling protocol
+(docs/papers/dag_tsfx.md §2, §3.5, §5).
 
 Every model gets the same trainer: Adam, the same learning rate, batch, epochs, MAE loss (+ beta times the
 auxiliary losses, zero for baselines), early stopping on validation MAE with the best weights restored.
@@ -10,7 +11,9 @@ import copy
 import time
 
 import torch
+from torch import nn
 
+from icml26 import checks
 from icml26.papers.dag_tsfx import baselines, data
 
 MODEL = dict(d_model=32, d_ff=64, n_heads=4, e_layers=1, patch_len=24, stride=24, dropout=0.0, alpha=0.5)
@@ -35,6 +38,10 @@ ABLATIONS = {"no_t": dict(use_t=False), "no_c": dict(use_c=False),
 
 def predict(model, win: dict, batch: int = 512, use_future: bool = True) -> dict:
     """Batched evaluation; returns the stacked outputs (``pred`` and, for DAG, ``exo_hat``)."""
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"model must be a torch nn.Module; got {type(model).__name__}")
+    checks.config("win", win, required=("x", "y_exo"))
+    checks.positive_int("batch", batch)
     model.eval()
     preds, exo = [], []
     with torch.no_grad():
@@ -48,15 +55,29 @@ def predict(model, win: dict, batch: int = 512, use_future: bool = True) -> dict
 
 def metrics(pred: torch.Tensor, y: torch.Tensor) -> dict:
     """MSE and MAE on the z-scored scale (``mse_norm``, ``mae_norm``)."""
+    checks.tensor("pred", pred)
+    checks.tensor("y", y)
     if pred.shape != y.shape:
         raise ValueError(f"pred and y must have the same shape; got {tuple(pred.shape)}, {tuple(y.shape)}")
+    return _metrics(pred, y)
+
+
+def _metrics(pred, y):
     return {"mse": float(((pred - y) ** 2).mean()), "mae": float((pred - y).abs().mean())}
 
 
 def fit(model, wins: dict, *, epochs: int, batch: int, lr: float, patience: int, beta: float, seed: int) -> dict:
     """Train with Adam on MAE + beta * aux, early stopping on validation MAE, best weights restored."""
-    if epochs < 1 or batch < 1 or lr <= 0 or patience < 1:
-        raise ValueError(f"epochs, batch, patience must be >= 1 and lr > 0; got {epochs}, {batch}, {lr}, {patience}")
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"model must be a torch nn.Module; got {type(model).__name__}")
+    checks.config("wins", wins, required=("train", "val"))
+    for part in ("train", "val"):
+        checks.config(f"wins[{part!r}]", wins[part], required=("x", "y", "y_exo"))
+    for name, v in (("epochs", epochs), ("batch", batch), ("patience", patience)):
+        checks.positive_int(name, v)
+    checks.positive_number("lr", lr)
+    checks.nonnegative_number("beta", beta)
+    checks.seed("seed", seed)
     opt = torch.optim.Adam(model.parameters(), lr=lr)
     g = torch.Generator().manual_seed(seed)
     tr = wins["train"]
@@ -71,7 +92,7 @@ def fit(model, wins: dict, *, epochs: int, batch: int, lr: float, patience: int,
             opt.zero_grad()
             loss.backward()
             opt.step()
-        val = metrics(predict(model, wins["val"])["pred"], wins["val"]["y"])["mae"]
+        val = _metrics(predict(model, wins["val"])["pred"], wins["val"]["y"])["mae"]
         hist.append(val)
         if val < best:
             best, best_state, bad = val, copy.deepcopy(model.state_dict()), 0
@@ -95,6 +116,9 @@ def _train(name, wins, cfg, device, seed, **extra):
 
 def scenario(cfg: dict, device, seed: int, **gen) -> dict:
     """Generate, split, scale and window one synthetic data set."""
+    checks.config("cfg", cfg, required=("n_steps", "seq_len", "pred_len", "train_stride"))
+    checks.device("device", device)
+    checks.seed("seed", seed)
     raw = data.synthetic_epf(cfg["n_steps"], seed=seed, **gen)
     sc = data.split_and_scale(raw["endo"], raw["exo"])
     wins = data.tfb_windows(sc["endo"], sc["exo"], cfg["seq_len"], cfg["pred_len"], cfg["train_stride"], device)
@@ -106,16 +130,28 @@ def _check_config(config: dict) -> None:
     need = ("n_steps", "seq_len", "pred_len", "epochs", "batch", "lr", "patience", "beta", "train_stride", "model",
             "baselines", "irrelevant_baselines", "ablations")
     if not isinstance(config, dict) or any(k not in config for k in need):
-        raise ValueError(f"config must be a dict with keys {need}; got {config!r}")
+        raise ValueError(f"config must be a dict with keys {need}; got {config!r:.200}")
     bad = [a for a in config["ablations"] if a not in ABLATIONS]
     if bad:
         raise ValueError(f"config['ablations'] must be among {sorted(ABLATIONS)}; got {bad}")
+    if checks.positive_int("config['n_steps']", config["n_steps"]) < 200:
+        raise ValueError(f"config['n_steps'] must be >= 200 (the generator's minimum); got {config['n_steps']}")
+    for k in ("seq_len", "pred_len", "epochs", "batch", "patience", "train_stride"):
+        checks.positive_int(f"config[{k!r}]", config[k])
+    checks.positive_number("config['lr']", config["lr"])
+    checks.nonnegative_number("config['beta']", config["beta"])
+    checks.config("config['model']", config["model"])
+    for k in ("baselines", "irrelevant_baselines"):
+        for name in config[k]:
+            checks.one_of(f"config[{k!r}]", name, [m for m in baselines.MODELS if m != "DAG"])
 
 
 def run(config: dict, device, seed: int) -> dict:
     """All models on the main data (sigma_shock=1, kappa=1, lag 0), DAG vs endogenous-only models on kappa=0, and
     the temporal discovery error on seasonal+AR covariates (sigma_shock=0.3). Metrics on the test split."""
     _check_config(config)
+    checks.device("device", device)
+    checks.seed("seed", seed)
     device = torch.device(device)
     t0 = time.perf_counter()
     cfg = config
@@ -124,24 +160,24 @@ def run(config: dict, device, seed: int) -> dict:
     te = main["wins"]["test"]
     res["oracle_floor_mse"] = main["floor"]
     dag = _train("DAG", main["wins"], cfg, device, seed)
-    res["main"]["DAG"] = metrics(predict(dag, te)["pred"], te["y"])
+    res["main"]["DAG"] = _metrics(predict(dag, te)["pred"], te["y"])
     dag.infer_use_future = False
-    res["main"]["DAG_no_future"] = metrics(predict(dag, te)["pred"], te["y"])
+    res["main"]["DAG_no_future"] = _metrics(predict(dag, te)["pred"], te["y"])
     dag.infer_use_future = True
     for k, name in enumerate(cfg["baselines"]):
         m = _train(name, main["wins"], cfg, device, seed + 1 + k)
-        res["main"][name] = metrics(predict(m, te)["pred"], te["y"])
+        res["main"][name] = _metrics(predict(m, te)["pred"], te["y"])
     for ab in cfg["ablations"]:
         m = _train("DAG", main["wins"], cfg, device, seed, **ABLATIONS[ab])
-        res["ablation"][ab] = metrics(predict(m, te)["pred"], te["y"])
+        res["ablation"][ab] = _metrics(predict(m, te)["pred"], te["y"])
     res["ablation"]["full"] = res["main"]["DAG"]
     irr = scenario(cfg, device, seed + 100, sigma_shock=1.0, kappa=0.0)
     ite = irr["wins"]["test"]
     m = _train("DAG", irr["wins"], cfg, device, seed)
-    res["irrelevant"]["DAG"] = metrics(predict(m, ite)["pred"], ite["y"])
+    res["irrelevant"]["DAG"] = _metrics(predict(m, ite)["pred"], ite["y"])
     for k, name in enumerate(cfg["irrelevant_baselines"]):
         m = _train(name, irr["wins"], cfg, device, seed + 1 + k)
-        res["irrelevant"][name] = metrics(predict(m, ite)["pred"], ite["y"])
+        res["irrelevant"][name] = _metrics(predict(m, ite)["pred"], ite["y"])
     if cfg.get("seasonal", True):
         sea = scenario(cfg, device, seed + 200, sigma_shock=0.3, kappa=1.0)
         ste = sea["wins"]["test"]

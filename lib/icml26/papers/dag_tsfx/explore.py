@@ -5,12 +5,14 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from icml26 import checks
 from icml26.papers.dag_tsfx import data, method
 from icml26.viz import figure
 
 
 def plot_series(sigma_shock: float = 1.0, kappa: float = 1.0, lag: int = 0, days: int = 7, seed: int = 0):
-    """The synthetic EPF-like data (note §7): the two covariates and the price they drive."""
+    """The synthetic EPF-like data (docs/papers/dag_tsfx.md §2): the two covariates and the price they drive."""
+    checks.positive_int("days", days)
     raw = data.synthetic_epf(max(24 * days, 200), sigma_shock=sigma_shock, kappa=kappa, lag=lag, seed=seed)
     n = 24 * days
     fig, axes = figure(1, 2, width=8.0, height=2.0, sharex=True)
@@ -28,9 +30,13 @@ def linear_value_of_information(sigma_shock: float, kappa: float, lag: int = 0, 
                                 seq_len: int = 48, pred_len: int = 24, ridge: float = 100.0, seed: int = 0) -> dict:
     """Test MSE of ridge forecasters fed (a) target history, (b) + historical covariates, (c) + future covariates.
 
-    A closed-form stand-in for the three model families of note §6 (endogenous-only, TimeXer-like, DAG-like),
+    A closed-form stand-in for the three model families the claims compare (docs/papers/dag_tsfx.md §5:
+    endogenous-only, TimeXer-like, DAG-like),
     fast enough for a slider; on the z-scored target, TFB 70/10/20 split (val folded into train).
     """
+    checks.positive_number("ridge", ridge)
+    for name, v in (("seq_len", seq_len), ("pred_len", pred_len)):
+        checks.positive_int(name, v)
     raw = data.synthetic_epf(n_steps, sigma_shock=sigma_shock, kappa=kappa, lag=lag, seed=seed)
     sc = data.split_and_scale(raw["endo"], raw["exo"])
     b1, b2, n = sc["borders"]
@@ -56,7 +62,7 @@ def linear_value_of_information(sigma_shock: float, kappa: float, lag: int = 0, 
 
 
 def plot_value_of_future(sigma_shock: float = 1.0, kappa: float = 1.0, lag: int = 0):
-    """Bar chart of :func:`linear_value_of_information` (the explorer of note §8, first bullet)."""
+    """Bar chart of :func:`linear_value_of_information` (the first explorer of notebook 1)."""
     res = linear_value_of_information(sigma_shock, kappa, lag)
     fig, ax = figure(width=5.0, height=3.0)
     names = list(res)
@@ -68,7 +74,12 @@ def plot_value_of_future(sigma_shock: float = 1.0, kappa: float = 1.0, lag: int 
 
 
 def plot_attention_mix(sharpness: float = 3.0, alpha: float = 0.5, mode: str = "softmax_sum", seed: int = 0):
-    """Native map A, injected map A_inj and the mixed map (note §3.2 step 5, §10: softmax of a sum flattens rows)."""
+    """Native map A, injected map A_inj and the mixed map
+    (docs/papers/dag_tsfx.md §3.2 step 5, §6: softmax of a sum flattens rows)."""
+    checks.finite_number("sharpness", sharpness)
+    checks.probability("alpha", alpha)
+    checks.one_of("mode", mode, method.INJECT_MODES)
+    checks.seed("seed", seed)
     g = torch.Generator().manual_seed(seed)
     a = torch.softmax(sharpness * torch.randn(1, 1, 6, 6, generator=g), -1)
     inj = torch.softmax(sharpness * torch.randn(1, 1, 6, 6, generator=g), -1)
@@ -102,7 +113,10 @@ def plot_results(results: dict):
 
 def forecast_example(model, win: dict, index: int = 0) -> dict:
     """One test window's history, truth and the DAG branch forecasts as numpy arrays."""
-    if not 0 <= index < len(win["x"]):
+    if not isinstance(model, torch.nn.Module):
+        raise TypeError(f"model must be a torch nn.Module; got {type(model).__name__}")
+    checks.config("win", win, required=("x", "y", "y_exo"))
+    if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(win["x"]):
         raise ValueError(f"index must be in [0, {len(win['x'])}); got {index}")
     model.eval()
     with torch.no_grad():
@@ -113,7 +127,13 @@ def forecast_example(model, win: dict, index: int = 0) -> dict:
 
 
 def plot_forecast(example: dict, alpha: float = 0.5):
-    """Overlay of the TCM forecast, the CCM forecast and their alpha-blend (note §8, second bullet)."""
+    """Overlay of the TCM forecast, the CCM forecast and their alpha-blend (the second explorer)."""
+    checks.config("example", example, required=("hist", "truth", "pred_t", "pred_c"))
+    for k in ("hist", "truth", "pred_t", "pred_c"):
+        checks.array(f"example[{k!r}]", example[k], ndim=1)
+    if not len(example["truth"]) == len(example["pred_t"]) == len(example["pred_c"]):
+        raise ValueError("example's truth, pred_t and pred_c must have one length (the horizon)")
+    checks.probability("alpha", alpha)
     h, y = example["hist"], example["truth"]
     t0 = len(h)
     fig, ax = figure(width=6.0, height=2.6)

@@ -1,7 +1,9 @@
-"""Generic forecasting blocks (note §9): instance norm, patching, variate tokens, an encoder with injection.
+"""Generic forecasting blocks: instance norm, patching, variate tokens, an encoder with injection.
+
+Section numbers are those of docs/papers/dag_tsfx.md §3.
 
 The encoder's attention is the shared :class:`icml26.nn.attention.MultiHeadAttention` (non-causal, no RoPE);
-DAG's attention injection (note §3.2 step 5) goes through its ``logit_prior`` hook.
+DAG's attention injection (§3.2 step 5) goes through its ``logit_prior`` hook.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from icml26 import checks
 from icml26.nn.attention import MultiHeadAttention
 
 INJECT_MODES = ("softmax_sum", "convex")
@@ -19,8 +22,12 @@ INJECT_MODES = ("softmax_sum", "convex")
 
 def instance_stats(x: torch.Tensor, eps: float = 1e-5) -> tuple[torch.Tensor, torch.Tensor]:
     """Per-sample, per-channel mean and std over time of ``x (B, T, C)`` (biased variance, detached; §3.1)."""
-    if x.dim() != 3:
-        raise ValueError(f"x must be (B, T, C); got shape {tuple(x.shape)}")
+    checks.tensor("x", x, ndim=3)
+    checks.nonnegative_number("eps", eps)
+    return _instance_stats(x, eps)
+
+
+def _instance_stats(x, eps=1e-5):
     mu = x.mean(1, keepdim=True).detach()
     sd = torch.sqrt(x.var(1, keepdim=True, unbiased=False) + eps).detach()
     return mu, sd
@@ -29,24 +36,35 @@ def instance_stats(x: torch.Tensor, eps: float = 1e-5) -> tuple[torch.Tensor, to
 def patchify(x: torch.Tensor, patch_len: int, stride: int) -> torch.Tensor:
     """``x (B, C, T)`` -> ``(B, C, M, P)``: right-pad by replicating the last value ``stride`` times, then unfold.
 
-    ``M = floor((T - P) / S) + 2`` (note §3.2 step 1).
+    ``M = floor((T - P) / S) + 2`` (§3.2 step 1).
     """
-    if x.dim() != 3:
-        raise ValueError(f"x must be (B, C, T); got shape {tuple(x.shape)}")
-    if patch_len < 1 or stride < 1 or patch_len > x.shape[-1]:
+    checks.tensor("x", x, ndim=3)
+    checks.positive_int("patch_len", patch_len)
+    checks.positive_int("stride", stride)
+    if patch_len > x.shape[-1]:
         raise ValueError(f"need 1 <= patch_len <= T and stride >= 1; got patch_len={patch_len}, stride={stride}, "
                          f"T={x.shape[-1]}")
+    return _patchify(x, patch_len, stride)
+
+
+def _patchify(x, patch_len, stride):
     x = torch.cat([x, x[..., -1:].expand(*x.shape[:-1], stride)], dim=-1)
     return x.unfold(-1, patch_len, stride)
 
 
 def n_patches(seq_len: int, patch_len: int, stride: int) -> int:
     """Number of patches :func:`patchify` makes."""
+    for name, v in (("seq_len", seq_len), ("patch_len", patch_len), ("stride", stride)):
+        checks.positive_int(name, v)
+    if patch_len > seq_len:
+        raise ValueError(f"patch_len must be <= seq_len; got patch_len={patch_len}, seq_len={seq_len}")
     return (seq_len - patch_len) // stride + 2
 
 
 def sinusoidal(m: int, d: int) -> torch.Tensor:
     """Fixed sinusoidal positional encoding ``(m, d)``."""
+    checks.positive_int("m", m)
+    checks.positive_int("d", d)
     pos = torch.arange(m, dtype=torch.float32)[:, None]
     div = torch.exp(torch.arange(0, d, 2, dtype=torch.float32) * (-math.log(10000.0) / d))
     pe = torch.zeros(m, d)
@@ -60,6 +78,8 @@ class PatchEmbedding(nn.Module):
 
     def __init__(self, seq_len: int, patch_len: int, stride: int, d_model: int, dropout: float = 0.0):
         super().__init__()
+        checks.positive_int("d_model", d_model)
+        checks.probability("dropout", dropout)
         self.patch_len, self.stride = patch_len, stride
         self.m = n_patches(seq_len, patch_len, stride)
         self.proj = nn.Linear(patch_len, d_model, bias=False)
@@ -67,7 +87,7 @@ class PatchEmbedding(nn.Module):
         self.drop = nn.Dropout(dropout)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        p = patchify(x, self.patch_len, self.stride)
+        p = _patchify(x, self.patch_len, self.stride)
         b, c, m, _ = p.shape
         return self.drop(self.proj(p).reshape(b * c, m, -1) + self.pe)
 
@@ -77,6 +97,8 @@ class CompressAndProject(nn.Module):
 
     def __init__(self, n_channels: int, length: int, d_out: int):
         super().__init__()
+        for name, v in (("n_channels", n_channels), ("length", length), ("d_out", d_out)):
+            checks.positive_int(name, v)
         self.squeeze = nn.Linear(n_channels, 1)
         self.mlp = nn.Sequential(nn.Linear(length, 2 * length), nn.ReLU(), nn.Linear(2 * length, d_out))
 
@@ -85,10 +107,13 @@ class CompressAndProject(nn.Module):
 
 
 class VariateEmbedding(nn.Module):
-    """iTransformer variate tokens plus a global summary token (note §3.3 step 2): ``(B, L, D)`` -> ``(B, D, d)``."""
+    """iTransformer variate tokens plus a global summary token (§3.3 step 2): ``(B, L, D)`` -> ``(B, D, d)``."""
 
     def __init__(self, length: int, n_vars: int, d_model: int, dropout: float = 0.0):
         super().__init__()
+        for name, v in (("length", length), ("n_vars", n_vars), ("d_model", d_model)):
+            checks.positive_int(name, v)
+        checks.probability("dropout", dropout)
         self.token = nn.Linear(length, d_model)
         self.glob = CompressAndProject(n_vars, length, max(1, d_model // 4))
         self.mix = nn.Linear(d_model + max(1, d_model // 4), d_model)
@@ -104,15 +129,14 @@ class EncoderLayer(nn.Module):
     """Post-LN Transformer layer (MHSA + FFN d -> d_ff -> d with GELU) whose attention accepts an injected map.
 
     With ``inject=(maps, alpha)`` the attention weights become ``softmax(A + alpha * maps)`` with ``A`` the
-    native softmax map (mode ``"softmax_sum"``, the official rule, note §3.2 step 5 / §10) or the convex
+    native softmax map (mode ``"softmax_sum"``, the official rule, §3.2 step 5 and §6) or the convex
     mixture ``(1 - alpha) A + alpha * maps`` (mode ``"convex"``). Both are realised exactly through the shared
     attention's additive ``logit_prior``: the prior is ``target_logits - scores``.
     """
 
     def __init__(self, d_model: int, n_heads: int, d_ff: int, dropout: float = 0.0, inject_mode: str = "softmax_sum"):
         super().__init__()
-        if inject_mode not in INJECT_MODES:
-            raise ValueError(f"inject_mode must be one of {INJECT_MODES}; got {inject_mode!r}")
+        _check_encoder(d_model, n_heads, d_ff, dropout, inject_mode)
         self.inject_mode = inject_mode
         self.attn = MultiHeadAttention(d_model, n_heads, "vanilla", causal=False, rope=False, bias=True)
         self.ff = nn.Sequential(nn.Linear(d_model, d_ff), nn.GELU(), nn.Dropout(dropout), nn.Linear(d_ff, d_model))
@@ -151,12 +175,24 @@ class EncoderLayer(nn.Module):
         return x, res.weights
 
 
+def _check_encoder(d_model, n_heads, d_ff, dropout, inject_mode) -> None:
+    for name, v in (("d_model", d_model), ("n_heads", n_heads), ("d_ff", d_ff)):
+        checks.positive_int(name, v)
+    if d_model % n_heads:
+        raise ValueError(f"d_model must be a multiple of n_heads; got d_model={d_model}, n_heads={n_heads}")
+    checks.probability("dropout", dropout)
+    if inject_mode not in INJECT_MODES:
+        raise ValueError(f"inject_mode must be one of {INJECT_MODES}; got {inject_mode!r}")
+
+
 class Encoder(nn.Module):
     """A stack of :class:`EncoderLayer` and a final LayerNorm; returns the output and the per-layer maps."""
 
     def __init__(self, d_model: int, n_heads: int, d_ff: int, e_layers: int = 1, dropout: float = 0.0,
                  inject_mode: str = "softmax_sum"):
         super().__init__()
+        _check_encoder(d_model, n_heads, d_ff, dropout, inject_mode)
+        checks.positive_int("e_layers", e_layers)
         self.layers = nn.ModuleList(EncoderLayer(d_model, n_heads, d_ff, dropout, inject_mode)
                                     for _ in range(e_layers))
         self.norm = nn.LayerNorm(d_model)
@@ -175,6 +211,8 @@ class FlattenHead(nn.Module):
 
     def __init__(self, m: int, d_model: int, pred_len: int):
         super().__init__()
+        for name, v in (("m", m), ("d_model", d_model), ("pred_len", pred_len)):
+            checks.positive_int(name, v)
         self.lin = nn.Linear(m * d_model, pred_len)
 
     def forward(self, z: torch.Tensor, n_channels: int) -> torch.Tensor:
@@ -187,6 +225,8 @@ class ExogProjector(nn.Module):
 
     def __init__(self, n_vars: int, d_model: int, length: int):
         super().__init__()
+        for name, v in (("n_vars", n_vars), ("d_model", d_model), ("length", length)):
+            checks.positive_int(name, v)
         self.vars = nn.Linear(n_vars, 1)
         self.out = nn.Linear(d_model, length)
 
@@ -196,8 +236,12 @@ class ExogProjector(nn.Module):
 
 def moving_average(x: torch.Tensor, kernel: int) -> torch.Tensor:
     """Replicate-padded moving average over time of ``x (B, T, C)`` (DLinear's trend)."""
-    if kernel < 1:
-        raise ValueError(f"kernel must be >= 1; got {kernel}")
+    checks.tensor("x", x, ndim=3)
+    checks.positive_int("kernel", kernel)
+    return _moving_average(x, kernel)
+
+
+def _moving_average(x, kernel):
     left, right = (kernel - 1) // 2, kernel // 2
     xp = torch.cat([x[:, :1].expand(-1, left, -1), x, x[:, -1:].expand(-1, right, -1)], dim=1)
     return F.avg_pool1d(xp.transpose(1, 2), kernel, stride=1).transpose(1, 2)

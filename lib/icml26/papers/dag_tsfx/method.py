@@ -1,6 +1,7 @@
-"""DAG: dual correlation network for forecasting with exogenous variables (note §3, arXiv 2509.14933).
+"""DAG: dual correlation network for forecasting with exogenous variables (arXiv 2509.14933 §4;
+docs/papers/dag_tsfx.md §3, whose section numbers are cited below).
 
-Input convention (note §3): ``x (B, T, N + D)`` with the N endogenous channels first, optional future
+Input convention (§3): ``x (B, T, N + D)`` with the N endogenous channels first, optional future
 covariates ``y_exo (B, F, D)``. :class:`DAG` returns a dict with the blended forecast ``pred (B, F, N)``,
 the branch forecasts ``pred_t`` (TCM) and ``pred_c`` (CCM), the predicted covariates ``exo_hat``, the
 auxiliary discovery losses ``loss_t``, ``loss_c``, the gates ``alpha_t``, ``alpha_c`` and the attention maps.
@@ -11,6 +12,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from icml26 import checks
 from icml26.papers.dag_tsfx.layers import (
     INJECT_MODES,
     CompressAndProject,
@@ -19,31 +21,42 @@ from icml26.papers.dag_tsfx.layers import (
     FlattenHead,
     PatchEmbedding,
     VariateEmbedding,
-    instance_stats,
+    _instance_stats,
+    n_patches,
 )
 
 
 def check_inputs(x: torch.Tensor, y_exo: torch.Tensor | None, seq_len: int, pred_len: int, n_endo: int,
                  n_exo: int) -> None:
     """Raise ``ValueError`` unless ``x`` is ``(B, seq_len, n_endo + n_exo)`` and ``y_exo`` ``(B, pred_len, n_exo)``."""
-    if not torch.is_tensor(x) or x.dim() != 3 or x.shape[1:] != (seq_len, n_endo + n_exo):
-        raise ValueError(f"x must be a tensor (B, {seq_len}, {n_endo + n_exo}); got "
+    for name, v in (("seq_len", seq_len), ("pred_len", pred_len), ("n_endo", n_endo)):
+        checks.positive_int(name, v)
+    checks.nonnegative_int("n_exo", n_exo)
+    if not torch.is_tensor(x) or x.dim() != 3 or x.shape[1:] != (seq_len, n_endo + n_exo) or x.shape[0] == 0:
+        raise ValueError(f"x must be a tensor (B >= 1, seq_len={seq_len}, n_endo + n_exo={n_endo + n_exo}); got "
                          f"{tuple(x.shape) if torch.is_tensor(x) else type(x).__name__}")
     if not torch.isfinite(x).all():
         raise ValueError("x must be finite")
     if y_exo is not None and (not torch.is_tensor(y_exo) or y_exo.shape != (x.shape[0], pred_len, n_exo)):
-        raise ValueError(f"y_exo must be a tensor ({x.shape[0]}, {pred_len}, {n_exo}); got "
+        raise ValueError(f"y_exo must be a tensor (B={x.shape[0]}, pred_len={pred_len}, n_exo={n_exo}); got "
                          f"{tuple(y_exo.shape) if torch.is_tensor(y_exo) else type(y_exo).__name__}")
+    if y_exo is not None and not torch.isfinite(y_exo).all():
+        raise ValueError("y_exo must be finite")
 
 
 def mixed_attention(native: torch.Tensor, injected: torch.Tensor, alpha: torch.Tensor,
                     mode: str = "softmax_sum") -> torch.Tensor:
-    """Reference of the injection rule on probability maps (note §3.2 step 5, §10).
+    """Reference of the injection rule on probability maps (§3.2 step 5, §6).
 
     ``"softmax_sum"``: ``softmax(A + alpha * A_inj)`` (official code); ``"convex"``: ``(1-alpha) A + alpha A_inj``.
     """
     if mode not in INJECT_MODES:
         raise ValueError(f"mode must be one of {INJECT_MODES}; got {mode!r}")
+    checks.tensor("native", native, ndim=(2, 3, 4))
+    checks.tensor("injected", injected, shape=tuple(native.shape))
+    checks.tensor("alpha", alpha, shape=(native.shape[0],))
+    if bool(((alpha < 0) | (alpha > 1)).any()):
+        raise ValueError("alpha must lie in [0, 1]")
     a = alpha.view(-1, *([1] * (native.dim() - 1)))
     if mode == "softmax_sum":
         return torch.softmax(native + a * injected, dim=-1)
@@ -51,9 +64,9 @@ def mixed_attention(native: torch.Tensor, injected: torch.Tensor, alpha: torch.T
 
 
 class DAG(nn.Module):
-    """The dual correlation network (note §3.2-3.4).
+    """The dual correlation network (§3.2-3.4).
 
-    Flags (ablations, note §3.4): ``use_t``/``use_c`` switch the temporal / channel correlation module off,
+    Flags (ablations, §3.4): ``use_t``/``use_c`` switch the temporal / channel correlation module off,
     ``use_t_exog``/``use_c_exog`` switch only their injections off; ``infer_use_future=False`` replaces the true
     future covariates by TCM's prediction at evaluation time; ``inject_mode`` is ``"softmax_sum"`` (faithful)
     or ``"convex"``; ``alpha`` blends ``alpha * pred_t + (1 - alpha) * pred_c``.
@@ -67,8 +80,11 @@ class DAG(nn.Module):
         for name, v in (("seq_len", seq_len), ("pred_len", pred_len), ("n_endo", n_endo), ("n_exo", n_exo)):
             if not isinstance(v, int) or v < 1:
                 raise ValueError(f"{name} must be a positive integer; got {v!r}")
-        if not 0.0 <= alpha <= 1.0:
-            raise ValueError(f"alpha must be in [0, 1]; got {alpha!r}")
+        checks.probability("alpha", alpha)
+        for name, v in (("d_model", d_model), ("d_ff", d_ff), ("n_heads", n_heads), ("e_layers", e_layers)):
+            checks.positive_int(name, v)
+        checks.probability("dropout", dropout)
+        n_patches(seq_len, patch_len, stride)
         if not (use_t or use_c):
             raise ValueError("at least one of use_t, use_c must be True")
         if not infer_use_future and not use_t:
@@ -80,7 +96,7 @@ class DAG(nn.Module):
         self.use_t_exog, self.use_c_exog, self.infer_use_future = use_t_exog, use_c_exog, infer_use_future
         enc = dict(d_model=d_model, n_heads=n_heads, d_ff=d_ff, e_layers=e_layers, dropout=dropout,
                    inject_mode=inject_mode)
-        # temporal correlation module (note §3.2)
+        # temporal correlation module (§3.2)
         self.emb_exo = PatchEmbedding(seq_len, patch_len, stride, d_model, dropout)
         self.emb_x = PatchEmbedding(seq_len, patch_len, stride, d_model, dropout)
         m = self.emb_x.m
@@ -88,7 +104,7 @@ class DAG(nn.Module):
         self.head_exo, self.head_x = FlattenHead(m, d_model, pred_len), FlattenHead(m, d_model, pred_len)
         self.cp_x = CompressAndProject(n_endo, seq_len, d_model)
         self.cp_exo = CompressAndProject(n_exo, seq_len, d_model)
-        # channel correlation module (note §3.3)
+        # channel correlation module (§3.3)
         self.tok_h = VariateEmbedding(seq_len, n_exo, d_model, dropout)
         self.tok_f = VariateEmbedding(pred_len, n_exo, d_model, dropout)
         self.enc_h, self.enc_f = Encoder(**enc), Encoder(**enc)
@@ -100,8 +116,8 @@ class DAG(nn.Module):
     def temporal(self, xe: torch.Tensor, xx: torch.Tensor, y_exo: torch.Tensor | None) -> dict:
         """TCM: discovery on covariates, correlation maps from the target through E_exo, injected forecast."""
         n, d = self.n_endo, self.n_exo
-        mu_e, sd_e = instance_stats(xe)
-        mu_x, sd_x = instance_stats(xx)
+        mu_e, sd_e = _instance_stats(xe)
+        mu_x, sd_x = _instance_stats(xx)
         xe_n, xx_n = (xe - mu_e) / sd_e, (xx - mu_x) / sd_x
         z_exo, _ = self.enc_exo(self.emb_exo(xx_n.transpose(1, 2)))
         exo_hat = self.head_exo(z_exo, d) * sd_x + mu_x  # (B, F, D)
@@ -110,7 +126,7 @@ class DAG(nn.Module):
         alpha_t = torch.sigmoid((self.cp_x(xe_n) * self.cp_exo(xx_n)).sum(-1))  # (B,)
         maps_t = None
         if self.use_t_exog:
-            _, maps_t = self.enc_exo(tok_x)  # not detached: the forecast loss also trains E_exo (note §10)
+            _, maps_t = self.enc_exo(tok_x)  # not detached: the forecast loss also trains E_exo (§3.2 step 3)
         alpha_rep = alpha_t.repeat_interleave(n)  # (B*N,) matches the (B, C) -> B*C patch layout
         z_x, native = self.enc_x(tok_x, maps_t, alpha_rep if maps_t is not None else None)
         pred_t = self.head_x(z_x, n) * sd_e + mu_e
@@ -118,12 +134,12 @@ class DAG(nn.Module):
                 "attn_x": native}
 
     def channel(self, xe: torch.Tensor, xx: torch.Tensor, fut: torch.Tensor) -> dict:
-        """CCM (note §3.3), looping over endogenous channels; output is in target units (no de-normalisation)."""
-        mu_x, sd_x = instance_stats(xx)
+        """CCM (§3.3), looping over endogenous channels; output is in target units (no de-normalisation)."""
+        mu_x, sd_x = _instance_stats(xx)
         xx_n, fut_n = (xx - mu_x) / sd_x, (fut - mu_x) / sd_x
-        mu_e, sd_e = instance_stats(xe)
+        mu_e, sd_e = _instance_stats(xe)
         preds, losses, alphas, maps_all, natives = [], [], [], [], []
-        for i in range(self.n_endo):  # N = 1 in every experiment (note §10)
+        for i in range(self.n_endo):  # N = 1 in every experiment (§6)
             h = xx_n * sd_e[:, :, i:i + 1] + mu_e[:, :, i:i + 1]
             f = fut_n * sd_e[:, :, i:i + 1] + mu_e[:, :, i:i + 1]
             z_h, _ = self.enc_h(self.tok_h(h))
@@ -163,9 +179,12 @@ class DAG(nn.Module):
 
 
 def dag_loss(out: dict, y: torch.Tensor, beta: float = 0.1) -> torch.Tensor:
-    """``L = MAE(pred, y) + beta (L_t + L_c)`` (note §3.4)."""
-    if beta < 0:
-        raise ValueError(f"beta must be >= 0; got {beta}")
+    """``L = MAE(pred, y) + beta (L_t + L_c)`` (§3.4)."""
+    checks.nonnegative_number("beta", beta)
+    checks.config("out", out, required=("pred", "aux"))
+    checks.tensor("y", y)
+    if not torch.is_tensor(out["pred"]):
+        raise TypeError(f"out['pred'] must be a tensor; got {type(out['pred']).__name__}")
     if out["pred"].shape != y.shape:
         raise ValueError(f"y must have the forecast's shape {tuple(out['pred'].shape)}; got {tuple(y.shape)}")
     return (out["pred"] - y).abs().mean() + beta * out["aux"]

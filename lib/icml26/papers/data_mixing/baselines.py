@@ -1,9 +1,10 @@
-"""Baselines of the note's §4, on the same fitting machinery as the method (``fitting.fit_law``).
+"""Baselines (docs/papers/data_mixing.md §4), on the same fitting machinery as the method (``fitting.fit_law``).
 
 * ``EXP_LAW``  Data Mixing Laws (Ye et al. 2024): L_i = E_i + exp(sum_j T_ij h_j), K^2 + K parameters
   (their k_i folds into T because sum_j h_j = 1; the form of the authors' ``law_exp.py``). No N or D input.
 * ``BIMIX``    BiMix (Ge et al. 2024): L_i = A_i h_i^-alpha_i (B_i D^-beta_i + C_i), five coefficients per
-  domain, separable (form recalled in the note; the five-coefficient count is confirmed by BiMix's abstract).
+  domain, separable (form recalled, not checked against the BiMix paper; the five-coefficient count is confirmed
+  by BiMix's abstract).
 * ``SHUKOR``   additive law of Shukor et al. 2025, per target domain:
   L_i = E_i + 1 / sum_j C_ij h_j^gamma_ij + A_i N^-alpha_i + B_i D^-beta_i  (2K^2 + 5K parameters; recalled).
 * ``LINEAR``   RegMix-style linear regression of each domain loss on h (K^2 + K parameters, with an intercept
@@ -14,12 +15,14 @@ Aioli's static law c_i + b_i exp(-sum_j A_ij p_j) is the exponential law up to r
 
 from __future__ import annotations
 
-import itertools
+import math
 
 import numpy as np
 import torch
 
-from .fitting import LawSpec, Param, check_weights
+from icml26 import checks
+
+from .fitting import FitResult, LawSpec, Param, check_weights
 
 H_FLOOR = 1e-4
 
@@ -127,14 +130,34 @@ def simplex_grid(K: int, n: int) -> np.ndarray:
         raise ValueError(f"K must be an integer >= 2; got {K!r}")
     if not isinstance(n, (int, np.integer)) or n < 1:
         raise ValueError(f"n must be a positive integer; got {n!r}")
-    pts = [c for c in itertools.product(range(n + 1), repeat=K - 1) if sum(c) <= n]
+    size = math.comb(int(n) + int(K) - 1, int(K) - 1)
+    if size > GRID_CAP:
+        raise ValueError(f"simplex_grid(K={K}, n={n}) would hold {size} mixtures, more than the cap of {GRID_CAP}; "
+                         "use fewer domains K or a coarser n")
+    pts = list(_compositions(int(K) - 1, int(n)))
     return np.array([[*c, n - sum(c)] for c in pts], float) / n
+
+
+GRID_CAP = 2_000_000
+"""The most mixtures :func:`simplex_grid` builds (C(n+K-1, K-1) grows fast: K=20, n=10 gives 2e7)."""
+
+
+def _compositions(k: int, budget: int):
+    """Every k-tuple of non-negative integers with sum <= budget, in lexicographic order (itertools.product's order
+    filtered by the sum, without enumerating the (budget+1)^k product)."""
+    if k == 0:
+        yield ()
+        return
+    for v in range(budget + 1):
+        for rest in _compositions(k - 1, budget - v):
+            yield (v, *rest)
 
 
 def grid_search(candidates, mean_losses) -> tuple[np.ndarray, int]:
     """The candidate mixture with the lowest measured mean loss (and its index)."""
     cand = check_weights(candidates, name="candidates")
     cand = cand[None] if cand.ndim == 1 else cand
+    checks.array("mean_losses", mean_losses)
     ml = np.asarray(mean_losses, float)
     if ml.shape != (cand.shape[0],):
         raise ValueError(f"mean_losses must have one value per candidate ({cand.shape[0]}); got {ml.shape}")
@@ -147,6 +170,10 @@ def law_optimum(fit, N: float, D: float, *, restarts: int = 16, steps: int = 300
     """h* of any fitted law (a ``FitResult``) at (N, D): minimise its mean predicted loss on the simplex."""
     from .fitting import DTYPE, minimize_on_simplex
 
+    if not isinstance(fit, FitResult):
+        raise TypeError(f"fit must be a FitResult (from fitting.fit_law); got {type(fit).__name__}")
+    checks.positive_number("N", N)
+    checks.positive_number("D", D)
     p = {k: torch.as_tensor(v, dtype=DTYPE) for k, v in fit.params.items()}
 
     def loss_fn(h):

@@ -1,6 +1,6 @@
-"""Claims of the note's §6 for "Explaining Data Mixing Scaling Laws" (Dai & Zheng, ICML 2026).
+"""Claims (docs/papers/data_mixing.md §5) for "Explaining Data Mixing Scaling Laws" (Dai & Zheng, ICML 2026).
 
-The paper's own numbers (tables) were not available to the note (only the abstract and the official
+The paper's own numbers (tables) were not available to us (only the abstract and the official
 code were read), so ``paper_value`` quotes the abstract's qualitative statement where no figure exists.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from icml26.claims import Claim
 
-SRC = "arXiv 2606.08167 abstract; note §6"
+SRC = "arXiv 2606.08167 abstract; docs/papers/data_mixing.md §5"
 
 
 def _c1_rho(r):
@@ -77,15 +77,17 @@ CLAIMS = [
     Claim("C2_fewer_params",
           "5K+1 < K^2+K for every K >= 5 (smallest margin over K = 5..50)",
           _c2_margin, ">", {s: 0 for s in ALL}, kind="check",
-          paper_value="36 vs 56 parameters at K=7", source="note §3.2, §4; C2"),
+          paper_value="36 vs 56 parameters at K=7",
+          source="official README (5K+1); docs/papers/data_mixing.md §3.2, §4"),
     Claim("C2_fixture_vs_slsqp",
           "capacity losses on the authors' 7-domain parameters agree with an SLSQP solve of the inner problem",
           _c2_fixture, "<=", {s: 1e-6 for s in ALL}, kind="check",
-          paper_value="authors' fitted SlimPajama parameters (official repo)", source="note §3.7; C2"),
+          paper_value="authors' fitted SlimPajama parameters (official repo)",
+          source="official optimal_mixture.py; docs/papers/data_mixing.md §3.7"),
     Claim("C3_mre_quick_loose",
           "held-out MRE (by mixture) of the 5K+1 law on measured toy losses is below 15% (loose ci check)",
           _c3_abs, "<", {"quick": 0.15}, kind="paper",
-          paper_value="lower MRE than existing laws (abstract)", source=SRC + " C3 / §7 ci"),
+          paper_value="lower MRE than existing laws (abstract)", source=SRC + " C3 (quick margin)"),
     Claim("C3_mre_vs_exp",
           "held-out MRE of the 5K+1 law is at most 1.1x that of the exp law (K^2+K), mean over scales",
           _c3_ratio, "<=", {"standard": 1.1, "full": 1.1}, kind="paper",
@@ -96,7 +98,7 @@ CLAIMS = [
           paper_value="lower MRE than existing laws (abstract)", source=SRC + " C3",
           why="standard, seed 0: held-out MRE 14.0% for the 5K+1 law, and 13.2-14.0% for every law "
                         "(exp 13.2%, linear 13.6%, Shukor 13.7%, BiMix 13.9%): the toy losses (2 init seeds, one "
-                        "finite-D data draw per mixture, 400 steps) carry ~13% noise that no law can fit; the note "
+                        "finite-D data draw per mixture, 400 steps) carry ~13% noise that no law can fit; our pilot "
                         "warned that training noise dominates at this size"),
     Claim("C4_noise_reduction_law",
           "at ample width and scarce data the law's h* gives the flattest-tailed domain the largest weight, "
@@ -110,7 +112,7 @@ CLAIMS = [
     Claim("C4_shift_grows_as_D_shrinks",
           "the law's weight on the hardest domain is larger at the smaller D",
           _c4_shift, ">", {"standard": 0.0, "full": 0.0}, kind="paper",
-          paper_value="noise reduction (abstract)", source="note §3.4, C4"),
+          paper_value="noise reduction (abstract)", source="docs/papers/data_mixing.md §3.4, §5 C4"),
     Claim("C5_extrapolated_optimum",
           "h* predicted from small-scale fits, trained at the large scale, is within 2% of the best of 20 "
           "candidate mixtures (relative gap of mean loss)",
@@ -124,9 +126,9 @@ CLAIMS = [
     Claim("C6_solver_feasible",
           "bisection solution satisfies |sum x - (N + (K-1)H)| / N on 3x1000 random instances",
           _c6_feas, "<", {s: 1e-8 for s in ALL}, kind="check",
-          paper_value="KKT solution of the inner problem (§3.3)", source="note §3.3; C6"),
+          paper_value="KKT solution of the inner problem (§3.3)", source="docs/papers/data_mixing.md §3.3; C6"),
     Claim("C6_solver_kkt",
           "KKT stationarity / dual / floor residual of the bisection solution on 3x1000 random instances",
           _c6_kkt, "<", {s: 1e-6 for s in ALL}, kind="check",
-          paper_value="KKT solution of the inner problem (§3.3)", source="note §3.3; C6"),
+          paper_value="KKT solution of the inner problem (§3.3)", source="docs/papers/data_mixing.md §3.3; C6"),
 ]

@@ -1,4 +1,4 @@
-"""The reproduction experiment (note §6-7): every loss below is measured on tiny MLPs trained here.
+"""The reproduction experiment (docs/papers/data_mixing.md §2, §5): every loss is measured on tiny MLPs trained here.
 
 Parts: (C1) capacity competition at infinite data; (sweep) random mixtures x widths x data sizes,
 fits of our law and the baselines, held-out MRE by mixture (C3); (C4) noise reduction: h* at large
@@ -13,6 +13,8 @@ import time
 import numpy as np
 import torch
 from scipy.stats import spearmanr
+
+from icml26 import checks
 
 from . import baselines, method, skills
 from .fitting import fit_law, mre, split_by_mixture
@@ -48,13 +50,86 @@ CONFIGS = {
 LAWS = {"ours": method.LAW, **baselines.LAWS_BASELINE}
 
 
+def _positive_ints(name, value, allow_none=False) -> list:
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) == 0:
+        raise ValueError(f"{name} must be a non-empty sequence; got {value!r}")
+    for v in value:
+        if not (allow_none and v is None):
+            checks.positive_int(name, v)
+    return list(value)
+
+
+def _check_config(config) -> dict:
+    """Raise ``ValueError`` naming the key unless ``config`` is a complete, consistent experiment config
+    (the keys of :data:`CONFIGS`); returns it."""
+    top = ("alphas", "n_head", "n_tail", "dim", "n_classes", "lr", "world_seed", "data_unit", "capacity_unit",
+           "steps", "c1", "sweep", "fit", "c4", "c5")
+    checks.config("config", config, required=top, allowed=("D_inf",))
+    alphas = config["alphas"]
+    if isinstance(alphas, (str, bytes)) or not hasattr(alphas, "__len__") or len(alphas) < 2:
+        raise ValueError(f"config['alphas'] must list K >= 2 Zipf exponents; got {alphas!r}")
+    for a in alphas:
+        checks.positive_number("config['alphas']", a)
+    checks.nonnegative_int("config['n_head']", config["n_head"])
+    for k in ("n_tail", "dim", "steps"):
+        checks.positive_int(f"config[{k!r}]", config[k])
+    if checks.positive_int("config['n_classes']", config["n_classes"]) < 2:
+        raise ValueError(f"config['n_classes'] must be >= 2; got {config['n_classes']!r}")
+    for k in ("lr", "data_unit", "capacity_unit") + (("D_inf",) if "D_inf" in config else ()):
+        checks.positive_number(f"config[{k!r}]", config[k])
+    checks.seed("config['world_seed']", config["world_seed"])
+    c1 = checks.config("config['c1']", config["c1"], required=("widths", "levels", "seeds", "spearman_widths"))
+    widths = _positive_ints("config['c1']['widths']", c1["widths"])
+    if not set(_positive_ints("config['c1']['spearman_widths']", c1["spearman_widths"])) <= set(widths):
+        raise ValueError("config['c1']['spearman_widths'] must be among config['c1']['widths']")
+    if isinstance(c1["levels"], (str, bytes)) or not hasattr(c1["levels"], "__len__") or len(c1["levels"]) < 2:
+        raise ValueError(f"config['c1']['levels'] must list at least two levels of h_0; got {c1['levels']!r}")
+    for v in c1["levels"]:
+        checks.in_range("config['c1']['levels']", v, 0.0, 1.0, low_open=True, high_open=True)
+    checks.positive_int("config['c1']['seeds']", c1["seeds"])
+    sw = checks.config("config['sweep']", config["sweep"],
+                       required=("n_mix", "widths", "D", "seeds", "train_frac", "active"))
+    if checks.positive_int("config['sweep']['n_mix']", sw["n_mix"]) < 2:
+        raise ValueError("config['sweep']['n_mix'] must be >= 2 (train and held-out mixtures)")
+    sweep_widths = _positive_ints("config['sweep']['widths']", sw["widths"])
+    Ds = _positive_ints("config['sweep']['D']", sw["D"], allow_none=True)
+    if None in Ds and any(d is not None for d in Ds):
+        raise ValueError(f"config['sweep']['D'] must be all None (infinite data) or all sample counts; got {Ds}")
+    checks.positive_int("config['sweep']['seeds']", sw["seeds"])
+    checks.in_range("config['sweep']['train_frac']", sw["train_frac"], 0.0, 1.0, low_open=True, high_open=True)
+    checks.in_range("config['sweep']['active']", sw["active"], 0.0, 1.0, high_open=True)
+    fit = checks.config("config['fit']", config["fit"], required=("restarts", "maxiter", "laws"), allowed=("loss",))
+    checks.positive_int("config['fit']['restarts']", fit["restarts"])
+    checks.positive_int("config['fit']['maxiter']", fit["maxiter"])
+    checks.one_of("config['fit']['loss']", fit.get("loss", "mse"), ("mse", "huber", "log_mse"))
+    laws = fit["laws"]
+    if isinstance(laws, (str, bytes)) or not hasattr(laws, "__len__"):
+        raise ValueError(f"config['fit']['laws'] must be a sequence of law names; got {laws!r}")
+    for name in laws:
+        checks.one_of("config['fit']['laws']", name, LAWS)
+    if not {"ours", "exp"} <= set(laws):
+        raise ValueError("config['fit']['laws'] must include 'ours' and 'exp' (the claims compare them)")
+    for key, need in (("c4", ("width", "D")), ("c5", ("width", "D", "n_candidates", "seeds"))):
+        part = config[key]
+        if part is None:
+            continue
+        checks.config(f"config[{key!r}]", part, required=need)
+        for k in need:
+            checks.positive_int(f"config[{key!r}][{k!r}]", part[k])
+        if None in Ds:
+            raise ValueError(f"config[{key!r}] needs finite data sizes in config['sweep']['D']; got {Ds}")
+    if config["c4"] is not None and (config["c4"]["width"] not in sweep_widths or config["c4"]["D"] not in Ds):
+        raise ValueError("config['c4']'s width and D must be among config['sweep']'s widths and D")
+    return config
+
+
 def _measure(dom, h, width, D, cfg, seeds, device, data_seed):
     # init streams depend on the run's seed (data_seed) so that seeds 0, 1, 2 train different networks
     return skills.measure(dom, h, width, D, seeds=tuple(range(data_seed * seeds, (data_seed + 1) * seeds)),
                           steps=cfg["steps"], lr=cfg["lr"], data_seed=data_seed)
 
 
-def run_c1(dom, cfg, seed, device) -> dict:
+def _run_c1(dom, cfg, seed, device) -> dict:
     """Capacity competition at infinite data: raise h_0 with the other weights' ratios fixed."""
     c = cfg["c1"]
     lv = np.asarray(c["levels"], float)
@@ -73,7 +148,7 @@ def run_c1(dom, cfg, seed, device) -> dict:
     return out
 
 
-def run_sweep(dom, cfg, seed, device) -> dict:
+def _run_sweep(dom, cfg, seed, device) -> dict:
     """Measure losses of random mixtures at every (width, D); all of one width form one batch."""
     s = cfg["sweep"]
     rng = np.random.default_rng(seed + 7)
@@ -94,7 +169,7 @@ def _units(cfg, W, D):
     return skills.capacity_of(W, cfg["dim"], cfg["n_classes"], cfg["capacity_unit"]), D / cfg["data_unit"]
 
 
-def fit_scale(cfg, h, L, N, D, train, laws, seed, active_thr):
+def _fit_scale(cfg, h, L, N, D, train, laws, seed, active_thr):
     """Fit each law on the train mixtures of one data set; held-out MRE on the others (active entries)."""
     act = h > active_thr
     f = cfg["fit"]
@@ -112,6 +187,9 @@ def fit_scale(cfg, h, L, N, D, train, laws, seed, active_thr):
 
 def run(config: dict, device="cpu", seed: int = 0) -> dict:
     """Run the experiment at one scale; returns plain numbers (see module docstring)."""
+    _check_config(config)
+    checks.device("device", device)
+    checks.seed("seed", seed)
     t0 = time.perf_counter()
     cfg = config
     device = torch.device(device) if not isinstance(device, torch.device) else device
@@ -121,9 +199,9 @@ def run(config: dict, device="cpu", seed: int = 0) -> dict:
     res = {"K": K, "alphas": list(cfg["alphas"]), "n_params": {n: LAWS[n].n_params(K) for n in LAWS}}
     res["c6"] = solver_check(seed)
     res["c2"] = fixture_check(seed)
-    res["c1"] = run_c1(dom, cfg, seed, device)
+    res["c1"] = _run_c1(dom, cfg, seed, device)
     t_sweep = time.perf_counter()
-    sw = run_sweep(dom, cfg, seed, device)
+    sw = _run_sweep(dom, cfg, seed, device)
     res["sweep_seconds"] = time.perf_counter() - t_sweep
     s = cfg["sweep"]
     H = sw["h"]
@@ -132,7 +210,7 @@ def run(config: dict, device="cpu", seed: int = 0) -> dict:
     for row in sw["rows"]:
         N, D = _units(cfg, row["W"], row["D"])
         Nv, Dv = np.full(len(H), N), np.full(len(H), D)
-        out, fits = fit_scale(cfg, H, row["L"], Nv, Dv, train_mix, cfg["fit"]["laws"], seed, s["active"])
+        out, fits = _fit_scale(cfg, H, row["L"], Nv, Dv, train_mix, cfg["fit"]["laws"], seed, s["active"])
         per_scale.append({"W": row["W"], "D": row["D"], "mre": out})
         fits_by_scale[(row["W"], row["D"])] = fits
     res["per_scale"] = per_scale
@@ -146,7 +224,7 @@ def run(config: dict, device="cpu", seed: int = 0) -> dict:
     NDj = np.array([_units(cfg, r["W"], r["D"]) for r in sw["rows"] for _ in range(len(H))])
     trj = np.concatenate([train_mix] * len(sw["rows"]))
     joint_laws = [n for n in laws if LAWS[n].uses_scale] if len(sw["rows"]) > 1 else []
-    joint_out, joint_fits = fit_scale(cfg, hj, Lj, NDj[:, 0], NDj[:, 1], trj, joint_laws, seed, s["active"])
+    joint_out, joint_fits = _fit_scale(cfg, hj, Lj, NDj[:, 0], NDj[:, 1], trj, joint_laws, seed, s["active"])
     res["joint"] = joint_out
     res["fit_seconds_ours"] = float(np.mean([p["mre"]["ours"]["seconds"] for p in per_scale]))
     if "ours" not in joint_fits:  # a single scale: the joint fit is the per-scale fit
@@ -155,14 +233,14 @@ def run(config: dict, device="cpu", seed: int = 0) -> dict:
     res["sweep_data"] = {"h": H.tolist(), "rows": [{"W": r["W"], "D": r["D"], "L": r["L"].tolist()}
                                                   for r in sw["rows"]], "train": train_mix.tolist()}
     if cfg.get("c4"):
-        res["c4"] = run_c4(cfg, sw, fits_by_scale, joint_fits["ours"], K, seed)
+        res["c4"] = _run_c4(cfg, sw, fits_by_scale, joint_fits["ours"], K, seed)
     if cfg.get("c5"):
-        res["c5"] = run_c5(dom, cfg, joint_fits["ours"], fits_by_scale, K, seed, device)
+        res["c5"] = _run_c5(dom, cfg, joint_fits["ours"], fits_by_scale, K, seed, device)
     res["seconds"] = time.perf_counter() - t0
     return res
 
 
-def run_c4(cfg, sw, fits_by_scale, joint_fit, K, seed) -> dict:
+def _run_c4(cfg, sw, fits_by_scale, joint_fit, K, seed) -> dict:
     """Noise reduction: at ample width and scarce data, h* favours the flattest-tailed (hardest) domain."""
     c = cfg["c4"]
     hard, easy = int(np.argmin(cfg["alphas"])), int(np.argmax(cfg["alphas"]))
@@ -186,7 +264,7 @@ def run_c4(cfg, sw, fits_by_scale, joint_fit, K, seed) -> dict:
     return out
 
 
-def run_c5(dom, cfg, joint_fit, fits_by_scale, K, seed, device) -> dict:
+def _run_c5(dom, cfg, joint_fit, fits_by_scale, K, seed, device) -> dict:
     """Cross-scale extrapolation: h* of the law fitted at small scale vs the best of candidates at the target."""
     c = cfg["c5"]
     N, Du = _units(cfg, c["width"], c["D"])
@@ -213,6 +291,8 @@ def run_c5(dom, cfg, joint_fit, fits_by_scale, K, seed, device) -> dict:
 
 def solver_check(seed: int, n: int = 1000) -> dict:
     """Claim C6: feasibility and KKT residuals of the batched solver on ``n`` random instances per K."""
+    checks.seed("seed", seed)
+    checks.positive_int("n", n)
     rng = np.random.default_rng(seed + 3)
     worst = {"feas_over_N": 0.0, "stat": 0.0, "dual": 0.0, "floor": 0.0}
     for K in (2, 5, 17):
@@ -234,6 +314,7 @@ def solver_check(seed: int, n: int = 1000) -> dict:
 
 def fixture_check(seed: int) -> dict:
     """Claim C2: parameter counts, and the law on the authors' 7-domain parameters against an SLSQP solve."""
+    checks.seed("seed", seed)
     p = method.AUTHORS_SLIMPAJAMA7
     rng = np.random.default_rng(seed + 5)
     h = rng.dirichlet(np.ones(7), 5)
@@ -258,6 +339,18 @@ def explorer_data(seed: int = 0, widths=(8, 32), Ds=(2000, 16000), n_mix: int = 
     """Measured losses for the mixture explorer (K=3, a few mixtures at a few (width, D)) and the law fitted
     to all of them jointly. Returns plain arrays."""
     cfg = dict(CONFIGS["quick"]) if cfg is None else cfg
+    checks.seed("seed", seed)
+    checks.config("cfg", cfg, required=("alphas", "n_head", "n_tail", "dim", "n_classes", "world_seed", "lr",
+                                        "capacity_unit", "data_unit"))
+    if len(cfg["alphas"]) != 3:
+        raise ValueError(f"cfg['alphas'] must give K=3 domains (the explorer's ternary map); got {cfg['alphas']!r}")
+    _positive_ints("widths", widths)
+    _positive_ints("Ds", Ds)
+    if checks.positive_int("n_mix", n_mix) < 2:
+        raise ValueError(f"n_mix must be >= 2; got {n_mix}")
+    checks.positive_int("steps", steps)
+    checks.positive_int("restarts", restarts)
+    checks.positive_int("maxiter", maxiter)
     dom = skills.make_domains(cfg["alphas"], cfg["n_head"], cfg["n_tail"], cfg["dim"], cfg["n_classes"],
                               cfg["world_seed"])
     rng = np.random.default_rng(seed + 21)

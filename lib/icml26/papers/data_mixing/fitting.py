@@ -4,8 +4,9 @@ A law is a :class:`LawSpec`: named parameters with shapes, box bounds and a rand
 plus a torch ``predict(params, h, N, D) -> (M, K)`` function. :func:`fit_law` minimises the MSE
 (or a Huber loss) between predicted and observed losses over *active* entries with L-BFGS-B from
 several random starts (float64 torch autograd gradients) and keeps the best start **by training
-objective** (never by validation error; note §10). Also here: the held-out metric (MRE, §3.6),
-a split by mixture, and a batched search on the probability simplex (§3.7).
+objective** (never by validation error; docs/papers/data_mixing.md §6).
+Also here: the held-out metric (MRE, that page §3.6),
+a split by mixture, and a batched search on the probability simplex (that page §3.7).
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 from scipy import optimize
+
+from icml26 import checks
 
 DTYPE = torch.float64
 
@@ -76,8 +79,14 @@ def check_weights(h, K: int | None = None, name: str = "h", atol: float = 1e-6) 
 
     Raises ``ValueError`` naming ``name`` and the expectation.
     """
-    arr = np.asarray(h.detach().cpu() if isinstance(h, torch.Tensor) else h, dtype=np.float64)
-    if arr.ndim not in (1, 2) or arr.shape[-1] == 0:
+    if K is not None and checks.positive_int("K", K) < 2:
+        raise ValueError(f"K must be an integer >= 2 (the number of domains); got {K!r}")
+    checks.nonnegative_number("atol", atol)
+    try:
+        arr = np.asarray(h.detach().cpu() if isinstance(h, torch.Tensor) else h, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be an array of mixture weights; got {type(h).__name__} ({exc})") from None
+    if arr.ndim not in (1, 2) or arr.shape[-1] == 0 or arr.size == 0:
         raise ValueError(f"{name} must be a (K,) or (M, K) array of mixture weights; got shape {arr.shape}")
     if arr.shape[-1] < 2:
         raise ValueError(f"{name} must have K >= 2 domains (a mixture of one domain is no mixture); got K=1")
@@ -95,12 +104,16 @@ def check_weights(h, K: int | None = None, name: str = "h", atol: float = 1e-6) 
 
 def as_batch(h, N, D, K: int | None = None, device="cpu"):
     """Validate and broadcast (h, N, D) into float64 tensors of shapes (M, K), (M,), (M,)."""
+    checks.device("device", device)
     arr = check_weights(h, K)
     arr = arr[None] if arr.ndim == 1 else arr
     M = arr.shape[0]
     out = [torch.as_tensor(arr, dtype=DTYPE, device=device)]
     for nm, v in (("N", N), ("D", D)):
-        a = np.broadcast_to(np.asarray(v, dtype=np.float64), (M,)) if np.ndim(v) <= 1 else None
+        try:
+            a = np.broadcast_to(np.asarray(v, dtype=np.float64), (M,)) if np.ndim(v) <= 1 else None
+        except (TypeError, ValueError):
+            a = None
         if a is None or a.shape != (M,):
             raise ValueError(f"{nm} must be a scalar or a length-{M} vector; got shape {np.shape(v)}")
         if not np.all(np.isfinite(a)) or np.any(a <= 0):
@@ -111,12 +124,18 @@ def as_batch(h, N, D, K: int | None = None, device="cpu"):
 
 def mre(pred, obs, mask=None) -> float:
     """Mean relative error |pred - obs| / |obs| over the entries where ``mask`` is true (§3.6)."""
+    checks.array("pred", pred)
+    checks.array("obs", obs)
     pred, obs = np.asarray(pred, float), np.asarray(obs, float)
     if pred.shape != obs.shape:
         raise ValueError(f"pred and obs must have the same shape; got {pred.shape} and {obs.shape}")
     m = np.ones(obs.shape, bool) if mask is None else np.asarray(mask, bool)
+    if m.shape != obs.shape:
+        raise ValueError(f"mask must have the shape of obs {obs.shape}; got {m.shape}")
     if not m.any():
         raise ValueError("mask must select at least one entry")
+    if np.any(obs[m] == 0):
+        raise ValueError("obs must be non-zero where mask selects it (the error is relative to obs)")
     return float(np.mean(np.abs(pred[m] - obs[m]) / np.abs(obs[m])))
 
 
@@ -124,6 +143,8 @@ def split_by_mixture(groups, train_frac: float = 0.7, seed: int = 0):
     """Boolean train mask over rows, holding out whole mixtures (``groups`` = mixture id per row)."""
     if not 0 < train_frac < 1:
         raise ValueError(f"train_frac must lie in (0, 1); got {train_frac}")
+    checks.seed("seed", seed)
+    checks.array("groups", groups, ndim=1)
     groups = np.asarray(groups)
     uniq = np.unique(groups)
     if len(uniq) < 2:
@@ -168,8 +189,15 @@ def fit_law(spec: LawSpec, h, N, D, L, active=None, *, restarts: int = 8, seed: 
     """
     if loss not in ("mse", "huber", "log_mse"):
         raise ValueError(f"loss must be 'mse', 'huber' or 'log_mse'; got {loss!r}")
-    if restarts < 1:
-        raise ValueError(f"restarts must be >= 1; got {restarts}")
+    if not isinstance(spec, LawSpec):
+        raise TypeError(f"spec must be a LawSpec; got {type(spec).__name__}")
+    checks.positive_int("restarts", restarts)
+    checks.seed("seed", seed)
+    checks.positive_number("huber_delta", huber_delta)
+    checks.positive_int("maxiter", maxiter)
+    checks.in_range("active_threshold", active_threshold, 0.0, 1.0, high_open=True)
+    if init is not None:
+        checks.config("init", init, required=[p.name for p in spec.params])
     h_t, N_t, D_t = as_batch(h, N, D, None, device)
     K = h_t.shape[1]
     L_np = np.asarray(L, float)
@@ -178,6 +206,8 @@ def fit_law(spec: LawSpec, h, N, D, L, active=None, *, restarts: int = 8, seed: 
     if not np.all(np.isfinite(L_np)) or np.any(L_np <= 0):
         raise ValueError("L must be finite and positive (losses)")
     act = (h_t.cpu().numpy() > active_threshold) if active is None else np.asarray(active, bool)
+    if act.shape != tuple(h_t.shape):
+        raise ValueError(f"active must be a boolean mask of the shape of h {tuple(h_t.shape)}; got {act.shape}")
     n_obs, n_par = int(act.sum()), spec.n_params(K)
     if n_obs < n_par:
         raise ValueError(f"L holds {n_obs} active observations, fewer than the {n_par} parameters of "
@@ -223,6 +253,15 @@ def fit_law(spec: LawSpec, h, N, D, L, active=None, *, restarts: int = 8, seed: 
 
 def simplex_from_logits(z: torch.Tensor, h_min: float) -> torch.Tensor:
     """h = h_min + (1 - K h_min) softmax(z): a point of the simplex with every weight >= h_min (§3.7)."""
+    checks.tensor("z", z, ndim=(1, 2, 3))
+    K = z.shape[-1]
+    if K < 2:
+        raise ValueError(f"z must have K >= 2 logits along its last axis; got shape {tuple(z.shape)}")
+    checks.in_range("h_min", h_min, 0.0, 1.0 / K, high_open=True)
+    return _simplex_from_logits(z, h_min)
+
+
+def _simplex_from_logits(z: torch.Tensor, h_min: float) -> torch.Tensor:
     K = z.shape[-1]
     return h_min + (1 - K * h_min) * torch.softmax(z, -1)
 
@@ -237,6 +276,13 @@ def minimize_on_simplex(loss_fn: Callable[[torch.Tensor], torch.Tensor], K: int,
         raise ValueError(f"K must be an integer >= 2; got {K!r}")
     if not 0 <= h_min < 1 / K:
         raise ValueError(f"h_min must lie in [0, 1/K); got {h_min}")
+    if not callable(loss_fn):
+        raise TypeError(f"loss_fn must be callable (h -> one loss per row); got {type(loss_fn).__name__}")
+    checks.positive_int("restarts", restarts)
+    checks.positive_int("steps", steps)
+    checks.positive_number("lr", lr)
+    checks.seed("seed", seed)
+    checks.device("device", device)
     g = torch.Generator(device="cpu").manual_seed(seed)
     z0 = torch.randn(restarts, K, generator=g, dtype=DTYPE)
     z0[0] = 0.0  # the uniform mixture is always one start
@@ -244,10 +290,10 @@ def minimize_on_simplex(loss_fn: Callable[[torch.Tensor], torch.Tensor], K: int,
     opt = torch.optim.Adam([z], lr=lr)
     for _ in range(steps):
         opt.zero_grad()
-        loss_fn(simplex_from_logits(z, h_min)).sum().backward()
+        loss_fn(_simplex_from_logits(z, h_min)).sum().backward()
         opt.step()
     with torch.no_grad():
-        h = simplex_from_logits(z, h_min)
+        h = _simplex_from_logits(z, h_min)
         vals = loss_fn(h)
         i = int(torch.argmin(vals))
     return h[i].cpu().numpy(), float(vals[i])

@@ -1,4 +1,4 @@
-"""The data mixing law of Dai & Zheng (ICML 2026), §3 of the note.
+"""The data mixing law of Dai & Zheng (ICML 2026); section numbers are those of docs/papers/data_mixing.md §3.
 
     L_i(h, N, D) = c_i x_i*(h)^(-b_i) + A_i (D h_i)^(-a_i) + E_i                     (law, §3.2)
     x*(h) = argmin_x sum_i h_i c_i x_i^(-b_i)  s.t.  sum_i x_i = N + (K-1) H,  x_i >= H   (inner problem)
@@ -11,14 +11,19 @@ point held constant, makes x*(h) differentiable in (h, b, c, N, H) with the impl
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 import torch
+
+from icml26 import checks
 
 from .fitting import DTYPE, LawSpec, Param, as_batch, minimize_on_simplex
 
 PARAM_NAMES = ("b", "c", "A", "a", "E", "H")
 
-# The authors' fitted 7-domain SlimPajama parameters (note §3.7; arxiv, book, c4, github, cc, se, wiki).
+# The authors' fitted 7-domain SlimPajama parameters (official optimal_mixture.py; docs/papers/data_mixing.md §3.7;
+# arxiv, book, c4, github, cc, se, wiki).
 AUTHORS_SLIMPAJAMA7 = {
     "b": [1.2931, 0.2504, 0.7759, 4.2533, 0.8209, 2.1420, 0.9245],
     "c": [6.1217, 3.3571, 7.8612, 7.3098, 2.3083, 3.8489, 2.3059],
@@ -46,12 +51,46 @@ def solve_allocation(h: torch.Tensor, b: torch.Tensor, c: torch.Tensor, N, H, *,
     differentiable Newton step. When H >= N the problem is degenerate and every x_i = H.
     Returns x (M, K) (and lam (M,) when ``return_lambda``).
     """
-    if h.dim() != 2:
-        raise ValueError(f"h must be a (M, K) tensor; got shape {tuple(h.shape)}")
+    _check_allocation_inputs(h, b, c, N, H)
+    checks.positive_int("iters", iters)
+    checks.nonnegative_int("newton", newton)
+    checks.positive_number("log_bracket", log_bracket)
+    return _solve_allocation(h, b, c, N, H, iters, newton, log_bracket, return_lambda)
+
+
+def _positive_tensor(name, value, ndim=None, allow_zero=False):
+    checks.tensor(name, value, ndim=ndim)
+    if bool((value < 0).any()) if allow_zero else bool((value <= 0).any()):
+        raise ValueError(f"{name} must be {'non-negative' if allow_zero else 'positive'}; got a minimum of "
+                         f"{float(value.min()):g}")
+    return value
+
+
+def _check_allocation_inputs(h, b, c, N, H) -> None:
+    """h (M, K) non-negative; b, c positive and broadcastable to h; N positive, scalar or (M,); H a positive scalar."""
+    _positive_tensor("h", h, ndim=2, allow_zero=True)
     if h.shape[1] < 2:
-        raise ValueError("h must have K >= 2 domains; got K=1")
-    if iters < 1:
-        raise ValueError(f"iters must be >= 1; got {iters}")
+        raise ValueError(f"h must have K >= 2 domains; got shape {tuple(h.shape)}")
+    for name, v in (("b", b), ("c", c)):
+        _positive_tensor(name, v)
+        try:
+            ok = torch.broadcast_shapes(v.shape, h.shape) == h.shape
+        except RuntimeError:
+            ok = False
+        if not ok:
+            raise ValueError(f"{name} must be (K,) or broadcastable to h's shape {tuple(h.shape)}; "
+                             f"got {tuple(v.shape)}")
+    for name, v in (("N", N), ("H", H)):
+        if not isinstance(v, (torch.Tensor, float, int, np.floating, np.integer)) or isinstance(v, bool):
+            raise TypeError(f"{name} must be a number or a tensor; got {type(v).__name__}")
+        _positive_tensor(name, torch.as_tensor(v))
+    if torch.as_tensor(N).shape not in ((), (h.shape[0],)):
+        raise ValueError(f"N must be a scalar or a ({h.shape[0]},) tensor; got shape {tuple(torch.as_tensor(N).shape)}")
+    if torch.as_tensor(H).dim() != 0:
+        raise ValueError(f"H must be a scalar; got shape {tuple(torch.as_tensor(H).shape)}")
+
+
+def _solve_allocation(h, b, c, N, H, iters, newton, log_bracket, return_lambda):
     dt = h.dtype
     N = torch.as_tensor(N, dtype=dt, device=h.device).expand(h.shape[0]) if torch.as_tensor(N).dim() == 0 \
         else torch.as_tensor(N, dtype=dt, device=h.device)
@@ -111,6 +150,11 @@ def kkt_residual(x: torch.Tensor, lam: torch.Tensor, h, b, c, N, H) -> dict:
     stationarity residual |h b c x^-(b+1) - lam| / lam on the free coordinates; ``dual``: max
     violation of lam <= h b c H^-(b+1) ... i.e. the floor multiplier lam - h b c H^-(b+1) must be >= 0.
     """
+    _check_allocation_inputs(h, b, c, N, H)
+    checks.tensor("x", x, shape=tuple(h.shape))
+    _positive_tensor("lam", lam, ndim=1)
+    if lam.shape != (h.shape[0],):
+        raise ValueError(f"lam must have one multiplier per mixture ({h.shape[0]},); got {tuple(lam.shape)}")
     K = x.shape[1]
     N = torch.as_tensor(N, dtype=x.dtype)
     grad = h * b * c * x.pow(-(b + 1))
@@ -125,7 +169,34 @@ def kkt_residual(x: torch.Tensor, lam: torch.Tensor, h, b, c, N, H) -> dict:
 def law_terms(p: dict, h: torch.Tensor, N: torch.Tensor, D: torch.Tensor, h_floor: float = 1e-4,
               iters: int = 40) -> dict:
     """The three terms of the law per domain (§3.2): capacity c x^-b, noise A (D h)^-a, and E, plus x."""
-    x = solve_allocation(h, p["b"], p["c"], N, p["H"], iters=iters)
+    _check_law_inputs(p, h, N, D)
+    checks.positive_number("h_floor", h_floor)
+    checks.positive_int("iters", iters)
+    return _law_terms(p, h, N, D, h_floor, iters)
+
+
+def _check_law_inputs(p, h, N, D) -> None:
+    """p: the law's parameter tensors ((K,) each, H a scalar); h (M, K) mixtures; N, D (M,) positive."""
+    checks.config("p", p, required=PARAM_NAMES)
+    for k in PARAM_NAMES:
+        checks.tensor(f"p[{k!r}]", p[k], ndim=0 if k == "H" else 1)
+    K = p["b"].shape[0]
+    if any(p[k].shape != (K,) for k in PARAM_NAMES[:5]):
+        raise ValueError(f"p's b, c, A, a, E must all have shape ({K},); got "
+                         f"{ {k: tuple(p[k].shape) for k in PARAM_NAMES[:5]} }")
+    if any(bool((p[k] <= 0).any()) for k in ("b", "c", "H")) or bool((p["A"] < 0).any()):
+        raise ValueError("p's b, c, H must be positive and A non-negative")
+    _positive_tensor("h", h, ndim=2, allow_zero=True)
+    if h.shape[1] != K:
+        raise ValueError(f"h must have K={K} columns like p['b']; got shape {tuple(h.shape)}")
+    for name, v in (("N", N), ("D", D)):
+        _positive_tensor(name, v, ndim=1)
+        if v.shape != (h.shape[0],):
+            raise ValueError(f"{name} must have one entry per mixture ({h.shape[0]},); got {tuple(v.shape)}")
+
+
+def _law_terms(p, h, N, D, h_floor, iters):
+    x = _solve_allocation(h, p["b"], p["c"], N, p["H"], iters, 3, 300.0, False)
     cap = p["c"] * x.pow(-p["b"])
     noise = p["A"] * (D[:, None] * torch.clamp(h, min=h_floor)).pow(-p["a"])
     return {"x": x, "capacity": cap, "noise": noise, "E": p["E"].expand_as(cap), "loss": cap + noise + p["E"]}
@@ -133,7 +204,12 @@ def law_terms(p: dict, h: torch.Tensor, N: torch.Tensor, D: torch.Tensor, h_floo
 
 def predict(p: dict, h: torch.Tensor, N: torch.Tensor, D: torch.Tensor) -> torch.Tensor:
     """Per-domain predicted loss L_i(h, N, D), shape (M, K) (§3.2)."""
-    return law_terms(p, h, N, D)["loss"]
+    _check_law_inputs(p, h, N, D)
+    return _predict(p, h, N, D)
+
+
+def _predict(p, h, N, D):
+    return _law_terms(p, h, N, D, 1e-4, 40)["loss"]
 
 
 def _u(lo, hi):
@@ -154,7 +230,7 @@ LAW = LawSpec(
         Param("H", lambda K: (), 1e-5, lambda ctx: 0.9 * ctx["N_min"],
               lambda rng, ctx: np.array(ctx["N_min"] / (10 * ctx["K"]))),
     ),
-    predict=predict,
+    predict=_predict,
     uses_scale=True,
     notes="L_i = c_i x_i*(h)^-b_i + A_i (D h_i)^-a_i + E_i with the KKT inner solve (§3.2-3.3)",
 )
@@ -162,9 +238,18 @@ LAW = LawSpec(
 
 def as_params(params: dict, device="cpu") -> dict:
     """A parameter dict (lists/arrays) as float64 tensors, validated for the law's names and positivity."""
+    if not isinstance(params, Mapping):
+        raise TypeError(f"params must be a mapping of the law's parameters {PARAM_NAMES}; got {type(params).__name__}")
     missing = [k for k in PARAM_NAMES if k not in params]
     if missing:
         raise ValueError(f"params must define {PARAM_NAMES}; missing {missing}")
+    checks.device("device", device)
+    for k in PARAM_NAMES:
+        try:
+            arr = np.asarray(params[k], float)
+        except (TypeError, ValueError):
+            raise TypeError(f"params[{k!r}] must be numeric; got {params[k]!r:.60}") from None
+        checks.array(f"params[{k!r}]", arr)
     out = {k: torch.as_tensor(np.asarray(params[k], float), dtype=DTYPE, device=device) for k in PARAM_NAMES}
     K = out["b"].numel()
     for k in PARAM_NAMES[:5]:
@@ -172,6 +257,8 @@ def as_params(params: dict, device="cpu") -> dict:
             raise ValueError(f"params[{k!r}] must have shape ({K},) like params['b']; got {tuple(out[k].shape)}")
     if out["H"].dim() != 0:
         raise ValueError("params['H'] must be a scalar")
+    if K < 2:
+        raise ValueError(f"params['b'] must have one entry per domain, K >= 2; got K={K}")
     if any(bool((out[k] <= 0).any()) for k in ("b", "c", "H")) or bool((out["A"] < 0).any()):
         raise ValueError("params b, c, H must be positive and A non-negative")
     return out
@@ -183,7 +270,7 @@ def evaluate_law(params: dict, h, N, D, device="cpu") -> dict:
     K = p["b"].numel()
     h_t, N_t, D_t = as_batch(h, N, D, K, device)
     with torch.no_grad():
-        return {k: v.cpu().numpy() for k, v in law_terms(p, h_t, N_t, D_t).items()}
+        return {k: v.cpu().numpy() for k, v in _law_terms(p, h_t, N_t, D_t, 1e-4, 40).items()}
 
 
 def optimal_mixture(params: dict, N: float, D: float, *, weights=None, restarts: int = 16, steps: int = 300,
@@ -199,6 +286,7 @@ def optimal_mixture(params: dict, N: float, D: float, *, weights=None, restarts:
         torch.as_tensor(np.asarray(weights, float), dtype=DTYPE, device=device)
     if w.shape != (K,):
         raise ValueError(f"weights must have length K={K}")
+    _positive_tensor("weights", w, allow_zero=True)
     for nm, v in (("N", N), ("D", D)):
         if not np.isfinite(v) or v <= 0:
             raise ValueError(f"{nm} must be finite and positive; got {v}")
@@ -207,7 +295,7 @@ def optimal_mixture(params: dict, N: float, D: float, *, weights=None, restarts:
         M = h.shape[0]
         Nt = torch.full((M,), float(N), dtype=DTYPE, device=device)
         Dt = torch.full((M,), float(D), dtype=DTYPE, device=device)
-        return predict(p, h, Nt, Dt) @ w
+        return _predict(p, h, Nt, Dt) @ w
 
     h, _ = minimize_on_simplex(loss_fn, K, restarts=restarts, steps=steps, h_min=h_min, seed=seed, device=device)
     return h
@@ -217,6 +305,9 @@ def noise_only_optimum(A, a, D: float) -> np.ndarray:
     """Closed-form minimiser of sum_i A_i (D h_i)^-a_i on the simplex, ignoring capacity (§3.4, inferred):
     stationarity a_i A_i D^-a_i h_i^-(a_i+1) = mu, solved for mu by bisection (exact when all a_i are equal,
     where h_i is proportional to (a_i A_i D^-a_i)^(1/(1+a_i)))."""
+    checks.array("A", A, ndim=1)
+    checks.array("a", a, ndim=1)
+    checks.positive_number("D", D)
     A, a = np.asarray(A, float), np.asarray(a, float)
     if A.shape != a.shape or A.ndim != 1 or len(A) < 2:
         raise ValueError("A and a must be (K,) arrays with K >= 2")
@@ -236,6 +327,16 @@ def reference_allocation_slsqp(h, b, c, N: float, H: float) -> np.ndarray:
     and claim C2 only)."""
     from scipy import optimize
 
+    for name, v in (("h", h), ("b", b), ("c", c)):
+        checks.array(name, v, ndim=1)
+    if not len(h) == len(b) == len(c) >= 2:
+        raise ValueError(f"h, b and c must be (K,) arrays of one length K >= 2; got {len(h)}, {len(b)}, {len(c)}")
+    if np.any(np.asarray(h, float) < 0):
+        raise ValueError("h must be non-negative mixture weights")
+    if np.any(np.asarray(b, float) <= 0) or np.any(np.asarray(c, float) <= 0):
+        raise ValueError("b and c must be positive")
+    checks.positive_number("N", N)
+    checks.positive_number("H", H)
     h, b, c = (np.asarray(v, float) for v in (h, b, c))
     K = len(h)
     T = N + (K - 1) * H

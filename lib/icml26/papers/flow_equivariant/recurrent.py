@@ -79,7 +79,7 @@ def check_sequence(frames: torch.Tensor, actions: torch.Tensor, name: str = "fra
 def rollout(model: RolloutModel, frames_in: torch.Tensor, actions_in: torch.Tensor, actions_out: torch.Tensor,
             targets: torch.Tensor | None = None, teacher_forcing: float = 0.0, generator=None,
             return_state: bool = False, observe=None):
-    """Encode the context, then predict ``actions_out.shape[1]`` frames autoregressively (note §3.3).
+    """Encode the context, then predict ``actions_out.shape[1]`` frames autoregressively (docs page, method).
 
     Context: ``s <- step(s, f_t, a_t)``. Prediction: ``s <- step(s, prev, a'_t)``, ``f^_t = decode(s)``,
     ``prev <- f^_t`` (or the true frame with probability ``teacher_forcing``); ``prev`` starts as the last

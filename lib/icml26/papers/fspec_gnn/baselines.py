@@ -1,4 +1,4 @@
-"""Baselines of FSpecGNN (paper note §4), on the same inputs, budget and training loop as the method.
+"""Baselines of FSpecGNN (docs/papers/fspec_gnn.md §4), on the same inputs, budget and training loop as the method.
 
 Counting / expressivity (dense padded batches, like :class:`~.method.DenseFSpecGNN`):
 
@@ -19,6 +19,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from icml26 import checks
 from icml26.papers.fspec_gnn.method import FSpecLite, GATLayer, _check_batch, padded_eigh
 
 __all__ = ["DenseGIN", "DenseSpecGNN", "MLP", "GCN", "GAT", "spectral_baseline", "gcn_operator"]
@@ -32,10 +33,9 @@ class _DenseNodeModel(nn.Module):
     """Shared readouts for node-feature models on padded batches."""
 
     def _setup(self, channels, out_dim, level):
-        if level not in ("graph", "node", "edge"):
-            raise ValueError(f"level must be 'graph', 'node' or 'edge'; got {level!r}")
-        if channels < 1 or out_dim < 1:
-            raise ValueError(f"channels and out_dim must be >= 1; got {channels}, {out_dim}")
+        checks.one_of("level", level, ("graph", "node", "edge"))
+        checks.positive_int("channels", channels)
+        checks.positive_int("out_dim", out_dim)
         self.level = level
         self.inp = nn.Parameter(torch.randn(channels) * 0.5)  # constant node input (same for every node)
         self.head = _mlp(2 * channels if level == "edge" else channels, 2 * channels, out_dim)
@@ -64,8 +64,7 @@ class DenseGIN(_DenseNodeModel):
 
     def __init__(self, channels: int = 32, layers: int = 3, out_dim: int = 1, level: str = "node"):
         super().__init__()
-        if layers < 1:
-            raise ValueError(f"layers must be >= 1; got {layers}")
+        checks.positive_int("layers", layers)
         self._setup(channels, out_dim, level)
         self.mlps = nn.ModuleList(_mlp(channels, channels, channels) for _ in range(layers))
         self.eps = nn.Parameter(torch.zeros(layers))
@@ -85,8 +84,7 @@ class DenseSpecGNN(_DenseNodeModel):
 
     def __init__(self, channels: int = 32, layers: int = 2, out_dim: int = 1, level: str = "node"):
         super().__init__()
-        if layers < 1:
-            raise ValueError(f"layers must be >= 1; got {layers}")
+        checks.positive_int("layers", layers)
         self._setup(channels, out_dim, level)
         self.lins = nn.ModuleList(nn.Linear(channels, channels) for _ in range(layers))
         self.filters = nn.ModuleList(
@@ -112,8 +110,14 @@ class DenseSpecGNN(_DenseNodeModel):
 # ----------------------------------------------------------------------------------------------- node classification
 def gcn_operator(edge_index: torch.Tensor, num_nodes: int, dtype=torch.float32) -> torch.Tensor:
     """Sparse ``D̃^{-1/2}(A + I)D̃^{-1/2}`` (``= I - L`` of the graph with self-loops)."""
+    checks.tensor("edge_index", edge_index, ndim=2, dtype_kind="int", nonempty=False)
+    checks.positive_int("num_nodes", num_nodes)
+    if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
+        raise TypeError(f"dtype must be a floating torch.dtype; got {dtype!r}")
     if edge_index.dim() != 2 or edge_index.shape[0] != 2:
         raise ValueError(f"edge_index must be (2, E); got {tuple(edge_index.shape)}")
+    if edge_index.numel() and (int(edge_index.min()) < 0 or int(edge_index.max()) >= num_nodes):
+        raise ValueError(f"edge_index entries must lie in [0, num_nodes={num_nodes})")
     loops = torch.arange(num_nodes, device=edge_index.device).repeat(2, 1)
     keep = edge_index[0] != edge_index[1]
     ei = torch.cat([edge_index[:, keep], loops], 1)
@@ -124,11 +128,19 @@ def gcn_operator(edge_index: torch.Tensor, num_nodes: int, dtype=torch.float32) 
                                    check_invariants=False).coalesce()
 
 
+def _check_node_sizes(in_channels, hidden, num_classes, dropout) -> None:
+    checks.positive_int("in_channels", in_channels)
+    checks.positive_int("hidden", hidden)
+    checks.positive_int("num_classes", num_classes)
+    checks.in_range("dropout", dropout, 0.0, 1.0, high_open=True)
+
+
 class MLP(nn.Module):
     """Two-layer MLP on node features (no graph)."""
 
     def __init__(self, in_channels, hidden, num_classes, dropout=0.5):
         super().__init__()
+        _check_node_sizes(in_channels, hidden, num_classes, dropout)
         self.lin1, self.lin2, self.dropout = nn.Linear(in_channels, hidden), nn.Linear(hidden, num_classes), dropout
 
     def forward(self, x, lap=None, edge_index=None, gcn_op=None):
@@ -141,6 +153,7 @@ class GCN(nn.Module):
 
     def __init__(self, in_channels, hidden, num_classes, dropout=0.5):
         super().__init__()
+        _check_node_sizes(in_channels, hidden, num_classes, dropout)
         self.lin1, self.lin2, self.dropout = nn.Linear(in_channels, hidden), nn.Linear(hidden, num_classes), dropout
 
     def forward(self, x, lap=None, edge_index=None, gcn_op=None):
@@ -156,6 +169,8 @@ class GAT(nn.Module):
 
     def __init__(self, in_channels, hidden, num_classes, heads=4, dropout=0.5):
         super().__init__()
+        _check_node_sizes(in_channels, hidden, num_classes, dropout)
+        checks.positive_int("heads", heads)
         hid = max(1, hidden // heads)
         self.l1 = GATLayer(in_channels, hid, heads, dropout, concat=True)
         self.l2 = GATLayer(hid * heads, num_classes, 1, dropout)

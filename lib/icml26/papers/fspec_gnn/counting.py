@@ -1,4 +1,5 @@
-"""Substructure-count labels for the counting benchmark (note §7), batched on padded dense adjacencies.
+"""Substructure-count labels for the counting benchmark (docs/papers/fspec_gnn.md §2),
+batched on padded dense adjacencies.
 
 * triangles through node v: ``(A^3)_vv / 2``;
 * 4-cycles through node v: ``[(A^4)_vv - d_v^2 - sum_{u~v}(d_u - 1)] / 2`` (closed 4-walks minus the degenerate ones);
@@ -11,10 +12,13 @@ from __future__ import annotations
 import networkx as nx
 import torch
 
+from icml26 import checks
+
 __all__ = ["node_triangles", "node_four_cycles", "edge_triangles", "brute_force_node_cycles", "TASKS"]
 
 
 def _adj(adj: torch.Tensor) -> torch.Tensor:
+    checks.tensor("adj", adj)
     if not isinstance(adj, torch.Tensor) or adj.dim() not in (2, 3) or adj.shape[-1] != adj.shape[-2]:
         raise ValueError(f"adj must be a square (n, n) or (B, n, n) tensor; got {getattr(adj, 'shape', adj)}")
     a = adj.to(torch.float64)
@@ -48,7 +52,13 @@ def edge_triangles(adj: torch.Tensor) -> torch.Tensor:
 
 def brute_force_node_cycles(G: nx.Graph, length: int) -> list[int]:
     """Simple cycles of ``length`` through each node, by enumerating node subsets (tiny graphs only)."""
+    if not isinstance(G, nx.Graph):
+        raise TypeError(f"G must be a networkx Graph; got {type(G).__name__}")
+    if not checks._is_int(length) or length < 3:
+        raise ValueError(f"length must be an integer >= 3 (a simple cycle has at least 3 nodes); got {length!r}")
     n = G.number_of_nodes()
+    if set(G.nodes) != set(range(n)):
+        raise ValueError("G must have the nodes 0, ..., n-1 (relabel with nx.convert_node_labels_to_integers)")
     counts = [0] * n
     for cyc in nx.simple_cycles(G, length_bound=length):
         if len(cyc) == length:

@@ -1,5 +1,6 @@
-"""FSpecGNN experiments (note §6-§7): identities (F1), expressivity (F2), learned counting (F3), edge-level
-separation (F4), heterophily on contextual SBMs (F5) and scalability (F6).
+"""FSpecGNN experiments (docs/papers/fspec_gnn.md §5): identities (F1),
+expressivity (F2), learned counting (F3), edge-level separation (F4), heterophily on contextual SBMs (F5)
+and scalability (F6).
 
 ``run(config, device, seed)`` runs the sections named in ``config["sections"]`` and returns plain numbers.
 """
@@ -15,6 +16,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from icml26 import checks
 from icml26.data import graphs as gdata
 from icml26.nn.spectral import (
     chebyshev_filter,
@@ -79,15 +81,162 @@ CONFIGS = {
 }
 
 
+COUNT_MODELS = ("fspec", "fspec_adj", "gin", "spec")
+NODE_MODELS = ("fspec_cheb", "fspec_chebii", "fspec_bern", "chebnet", "chebnetii", "bernnet", "gcn", "mlp", "gat")
+
+
+def _int_at_least(name, value, low):
+    if not checks._is_int(value) or value < low:
+        raise ValueError(f"{name} must be an integer >= {low}; got {value!r}")
+    return int(value)
+
+
+def _choices(name, value, allowed):
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__") or not list(value):
+        raise ValueError(f"{name} must be a non-empty list drawn from {allowed}; got {value!r}")
+    for v in value:
+        checks.one_of(name, v, allowed)
+
+
+def _int_range(name, value, low):
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
+        raise ValueError(f"{name} must be a pair (lo, hi); got {value!r}")
+    lo, hi = _int_at_least(name, value[0], 1), _int_at_least(name, value[1], low)
+    if lo > hi:
+        raise ValueError(f"{name} must have lo <= hi; got {value!r}")
+
+
+def _prob_range(name, value):
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
+        raise ValueError(f"{name} must be a pair (lo, hi) of probabilities; got {value!r}")
+    lo, hi = checks.probability(name, value[0]), checks.probability(name, value[1])
+    if lo > hi:
+        raise ValueError(f"{name} must have lo <= hi; got {value!r}")
+
+
+def _check_dense_training(cfg, name):
+    _int_at_least(f"{name}['channels']", cfg["channels"], 2)
+    checks.positive_int(f"{name}['layers']", cfg["layers"])
+    checks.positive_int(f"{name}['gin_layers']", cfg["gin_layers"])
+    checks.positive_int(f"{name}['epochs']", cfg["epochs"])
+    checks.positive_number(f"{name}['lr']", cfg["lr"])
+    checks.positive_int(f"{name}['batch_size']", cfg["batch_size"])
+    _choices(f"{name}['models']", cfg["models"], COUNT_MODELS)
+
+
+def _check_identities(cfg, name="cfg"):
+    checks.config(name, cfg, required=("n",))
+    _int_at_least(f"{name}['n']", cfg["n"], 2)
+
+
+def _check_expressivity(cfg, name="cfg"):
+    checks.config(name, cfg, required=("channels",))
+    _int_at_least(f"{name}['channels']", cfg["channels"], 2)
+
+
+def _check_counting(cfg, name="cfg"):
+    checks.config(name, cfg, required=("n_train", "n_val", "n_test", "n_range", "p_range", "channels", "layers",
+                                       "gin_layers", "epochs", "lr", "batch_size", "tasks", "models"))
+    _int_at_least(f"{name}['n_train']", cfg["n_train"], 2)
+    checks.positive_int(f"{name}['n_val']", cfg["n_val"])
+    checks.positive_int(f"{name}['n_test']", cfg["n_test"])
+    _int_range(f"{name}['n_range']", cfg["n_range"], 1)
+    _prob_range(f"{name}['p_range']", cfg["p_range"])
+    _choices(f"{name}['tasks']", cfg["tasks"], tuple(counting.TASKS))
+    checks.one_of(f"{name}['normalise']", cfg.get("normalise", "graph_std"), ("graph_std", "node_std"))
+    _check_dense_training(cfg, name)
+
+
+def _check_edge(cfg, name="cfg"):
+    checks.config(name, cfg, required=("n_random", "n_cycles", "n_hard", "n_range", "p_range", "channels", "layers",
+                                       "gin_layers", "epochs", "lr", "batch_size", "models"))
+    for k in ("n_random", "n_cycles", "n_hard"):
+        checks.nonnegative_int(f"{name}[{k!r}]", cfg[k])
+    if cfg["n_random"] + cfg["n_cycles"] + 2 * cfg["n_hard"] < 2:
+        raise ValueError(f"{name} must ask for at least two graphs (n_random + n_cycles + 2 n_hard >= 2)")
+    _int_range(f"{name}['n_range']", cfg["n_range"], 6)  # the hard pair 2C3 / C6 has 6 nodes
+    _prob_range(f"{name}['p_range']", cfg["p_range"])
+    _check_dense_training(cfg, name)
+
+
+def _check_node_training(cfg, name):
+    checks.config(name, cfg, required=("lr", "weight_decay", "epochs", "patience"))
+    checks.positive_number(f"{name}['lr']", cfg["lr"])
+    checks.nonnegative_number(f"{name}['weight_decay']", cfg["weight_decay"])
+    checks.positive_int(f"{name}['epochs']", cfg["epochs"])
+    checks.nonnegative_int(f"{name}['patience']", cfg["patience"])
+
+
+def _check_heterophily(cfg, name="cfg"):
+    checks.config(name, cfg, required=("num_nodes", "num_classes", "avg_degree", "feature_dim", "mean_sep",
+                                       "homophily", "mode", "seeds", "train_frac", "val_frac", "hidden", "K", "heads",
+                                       "alpha_init", "dropout", "dprate", "lr", "weight_decay", "epochs", "patience",
+                                       "models"))
+    C = _int_at_least(f"{name}['num_classes']", cfg["num_classes"], 2)
+    _int_at_least(f"{name}['num_nodes']", cfg["num_nodes"], C)
+    _int_at_least(f"{name}['feature_dim']", cfg["feature_dim"], C)
+    checks.positive_number(f"{name}['avg_degree']", cfg["avg_degree"])
+    checks.nonnegative_number(f"{name}['mean_sep']", cfg["mean_sep"])
+    hs = cfg["homophily"]
+    if isinstance(hs, (str, bytes)) or not hasattr(hs, "__len__") or not len(hs):
+        raise ValueError(f"{name}['homophily'] must be a non-empty list of probabilities; got {hs!r}")
+    for h in hs:
+        checks.probability(f"{name}['homophily']", h)
+    checks.one_of(f"{name}['mode']", cfg["mode"], ("random", "structured"))
+    checks.positive_int(f"{name}['seeds']", cfg["seeds"])
+    tr = checks.in_range(f"{name}['train_frac']", cfg["train_frac"], 0.0, 1.0, low_open=True, high_open=True)
+    va = checks.in_range(f"{name}['val_frac']", cfg["val_frac"], 0.0, 1.0, low_open=True, high_open=True)
+    if tr + va >= 1:
+        raise ValueError(f"{name}['train_frac'] + {name}['val_frac'] must be < 1 (test nodes left); got {tr + va:g}")
+    checks.positive_int(f"{name}['hidden']", cfg["hidden"])
+    checks.nonnegative_int(f"{name}['K']", cfg["K"])
+    checks.positive_int(f"{name}['heads']", cfg["heads"])
+    checks.finite_number(f"{name}['alpha_init']", cfg["alpha_init"])
+    checks.in_range(f"{name}['dropout']", cfg["dropout"], 0.0, 1.0, high_open=True)
+    checks.in_range(f"{name}['dprate']", cfg["dprate"], 0.0, 1.0, high_open=True)
+    _check_node_training(cfg, name)
+    _choices(f"{name}['models']", cfg["models"], NODE_MODELS)
+
+
+def _check_scalability(cfg, name="cfg"):
+    checks.config(name, cfg, required=("sizes", "avg_degree", "reps", "hidden", "K", "num_classes", "dense_n",
+                                       "dense_d"))
+    C = _int_at_least(f"{name}['num_classes']", cfg["num_classes"], 2)
+    sizes = cfg["sizes"]
+    if isinstance(sizes, (str, bytes)) or not hasattr(sizes, "__len__") or not len(sizes):
+        raise ValueError(f"{name}['sizes'] must be a non-empty list of graph sizes; got {sizes!r}")
+    for n in sizes:
+        _int_at_least(f"{name}['sizes']", n, C)
+    checks.positive_number(f"{name}['avg_degree']", cfg["avg_degree"])
+    checks.positive_int(f"{name}['reps']", cfg["reps"])
+    checks.positive_int(f"{name}['hidden']", cfg["hidden"])
+    checks.nonnegative_int(f"{name}['K']", cfg["K"])
+    checks.positive_int(f"{name}['dense_n']", cfg["dense_n"])
+    checks.positive_int(f"{name}['dense_d']", cfg["dense_d"])
+
+
+_SECTION_CHECKS = {"identities": _check_identities, "expressivity": _check_expressivity, "counting": _check_counting,
+                   "edge": _check_edge, "heterophily": _check_heterophily, "scalability": _check_scalability}
+
+
+def _check_call(device, seed) -> None:
+    checks.device("device", device)
+    checks.seed("seed", seed)
+
+
 def _check_config(config) -> None:
     if not isinstance(config, dict) or "sections" not in config:
         raise ValueError("config must be a dict with a 'sections' entry (see CONFIGS)")
+    if isinstance(config["sections"], (str, bytes)) or not hasattr(config["sections"], "__iter__"):
+        raise ValueError(f"config['sections'] must be a list of section names; got {config['sections']!r}")
     bad = [s for s in config["sections"] if s not in SECTIONS]
     if bad:
         raise ValueError(f"config['sections'] names unknown sections {bad}; known: {SECTIONS}")
     missing = [s for s in config["sections"] if s not in config]
     if missing:
         raise ValueError(f"config lacks the settings of sections {missing}")
+    for s in config["sections"]:
+        _SECTION_CHECKS[s](config[s], f"config[{s!r}]")
 
 
 def run(config: dict, device, seed: int) -> dict:
@@ -95,6 +244,7 @@ def run(config: dict, device, seed: int) -> dict:
     _check_config(config)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
+    checks.device("device", device)
     device = torch.device(device)
     t0 = time.perf_counter()
     out = {}
@@ -126,6 +276,8 @@ def _rotate_within_eigenspaces(lam, U, gen, tol=1e-8):
 
 def identities(cfg, device, seed) -> dict:
     """F1: exact algebra of the full-spectrum convolution (float64 except the float32 lite check)."""
+    _check_identities(cfg)
+    _check_call(device, seed)
     gen = torch.Generator().manual_seed(seed)
     n = int(cfg["n"])
     G_nx = nx.gnp_random_graph(n, 0.4, seed=seed)
@@ -184,6 +336,8 @@ def _graph_embeddings(model, graphs, device):
 def expressivity(cfg, device, seed) -> dict:
     """F2: relative readout differences ``max|e1 - e2| / max|e|`` of randomly initialised models on 1-WL-hard
     pairs (float64 graph embeddings before the prediction head)."""
+    _check_expressivity(cfg)
+    _check_call(device, seed)
     d = int(cfg["channels"])
     torch.manual_seed(seed)
     models = {
@@ -269,6 +423,8 @@ def _split(graphs, device, n_max):
 
 def learned_counting(cfg, device, seed) -> dict:
     """F3: node-level triangle and 4-cycle counts on G(n, p) graphs (targets / std of graph-level counts)."""
+    _check_counting(cfg)
+    _check_call(device, seed)
     rng_seed = 1000 + seed
     n_all = int(cfg["n_train"]) + int(cfg["n_val"]) + int(cfg["n_test"])
     graphs = gdata.erdos_renyi_graphs(n_all, tuple(cfg["n_range"]), tuple(cfg["p_range"]), seed=rng_seed)
@@ -313,6 +469,8 @@ def _random_cycle_union(n, rng):
 
 def edge_separation(cfg, device, seed) -> dict:
     """F4: edge-level triangle counts; MAE on 2C3 and C6 graphs (raw counts) for the MPNN and FSpec."""
+    _check_edge(cfg)
+    _check_call(device, seed)
     rng = np.random.default_rng(2000 + seed)
     lo, hi = cfg["n_range"]
     er = gdata.erdos_renyi_graphs(int(cfg["n_random"]), (lo, hi), tuple(cfg["p_range"]), seed=3000 + seed)
@@ -366,9 +524,35 @@ def _forward(model, g, lap, gcn_op):
     return model(g.x, lap, g.edge_index, gcn_op)
 
 
+def _check_node_inputs(model, g, lap, gcn_op, masks) -> None:
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"model must be a torch nn.Module; got {type(model).__name__}")
+    if not isinstance(g, gdata.NodeGraph):
+        raise TypeError(f"g must be an icml26.data.graphs.NodeGraph; got {type(g).__name__}")
+    checks.tensor("g.x", g.x, ndim=2)
+    n = g.num_nodes
+    for name, op in (("lap", lap), ("gcn_op", gcn_op)):
+        if op is None and name == "gcn_op":
+            continue
+        if not isinstance(op, torch.Tensor):
+            raise TypeError(f"{name} must be a torch.Tensor (dense or sparse); got {type(op).__name__}")
+        if tuple(op.shape) != (n, n):
+            raise ValueError(f"{name} must be ({n}, {n}) to match g; got {tuple(op.shape)}")
+        checks.tensor(name, op.coalesce().values() if op.is_sparse else op, nonempty=False)
+    if not isinstance(masks, (tuple, list)) or len(masks) != 3:
+        raise ValueError("masks must be a (train, val, test) triple of bool node masks")
+    for part, m in zip(("train", "val", "test"), masks):
+        checks.tensor(f"masks ({part})", m, shape=(n,), dtype_kind="bool")
+        if not bool(m.any()):
+            raise ValueError(f"masks: the {part} mask selects no node")
+
+
 def train_node_model(model, g, lap, gcn_op, masks, cfg, seed):
     """Adam (lr, weight decay), NLL on train nodes, best-validation-loss checkpoint, early stopping after
     ``patience`` epochs without improvement. The same loop for every model. Returns (test acc, val acc, epochs)."""
+    _check_node_inputs(model, g, lap, gcn_op, masks)
+    _check_node_training(cfg, "cfg")
+    checks.seed("seed", seed)
     torch.manual_seed(seed)
     train, val, test = masks
     opt = torch.optim.Adam(model.parameters(), lr=float(cfg["lr"]), weight_decay=float(cfg["weight_decay"]))
@@ -402,6 +586,8 @@ def train_node_model(model, g, lap, gcn_op, masks, cfg, seed):
 
 def heterophily(cfg, device, seed) -> dict:
     """F5: test accuracy (%) of FSpec-lite and baselines on CSBM graphs over a homophily sweep."""
+    _check_heterophily(cfg)
+    _check_call(device, seed)
     res = {"homophily": [float(h) for h in cfg["homophily"]], "acc": {m: [] for m in cfg["models"]},
            "measured_h": [], "alpha": []}
     for h in cfg["homophily"]:
@@ -448,6 +634,8 @@ def _epoch_time(model, g, lap, reps):
 
 def scalability(cfg, device, seed) -> dict:
     """F6: per-epoch time of FSpec-lite vs n (avg degree fixed) and the memory of one dense pair tensor."""
+    _check_scalability(cfg)
+    _check_call(device, seed)
     res = {"sizes": [int(n) for n in cfg["sizes"]], "epoch_s": [], "edges": []}
     for n in cfg["sizes"]:
         g = gdata.csbm(int(n), int(cfg["num_classes"]), float(cfg["avg_degree"]), 0.3, seed=seed, device=device)

@@ -8,6 +8,7 @@ import networkx as nx
 import numpy as np
 import torch
 
+from icml26 import checks
 from icml26.data import graphs as gdata
 from icml26.nn.spectral import dense_normalized_laplacian
 from icml26.papers.fspec_gnn import baselines
@@ -24,8 +25,10 @@ def bivariate_filter(li, lj, preset: str = "low-pass", width: float = 0.5):
     """A hand-made bivariate filter G(λ_i, λ_j) (numpy, broadcasting) for the explorer."""
     if preset not in PRESETS:
         raise ValueError(f"preset must be one of {PRESETS}; got {preset!r}")
-    if not width > 0:
-        raise ValueError(f"width must be > 0; got {width}")
+    checks.positive_number("width", width)
+    for name, value in (("li", li), ("lj", lj)):
+        if not np.issubdtype(checks.array(name, value).dtype, np.number):
+            raise TypeError(f"{name} must hold eigenvalues (numbers); got {value!r:.60}")
     if preset == "low-pass":
         return np.exp(-(li + lj) / width)
     if preset == "high-pass":
@@ -74,6 +77,10 @@ def plot_bivariate_filter(preset: str = "low-pass", width: float = 0.5, graph: s
 
 def hard_pair_readouts(pair: str, channels: int = 16, seed: int = 0) -> dict:
     """Relative graph-readout differences of randomly initialised models on a 1-WL-hard pair (float64)."""
+    checks.one_of("pair", pair, sorted(gdata.HARD_PAIRS))
+    if not checks._is_int(channels) or channels < 2:
+        raise ValueError(f"channels must be an integer >= 2; got {channels!r}")
+    checks.seed("seed", seed)
     torch.manual_seed(seed)
     g1, g2 = gdata.hard_pair(pair)
     adj, mask = gdata.to_dense_batch([g1, g2])
@@ -113,6 +120,8 @@ def plot_hard_pair(pair: str = "2C3_C6", seed: int = 0, channels: int = 16):
 
 def separable_error(preset: str = "off-diagonal", width: float = 0.5, n: int = 64):
     """Relative Frobenius error of the best rank-R approximation of G on an n x n eigenvalue grid, R = 1..n."""
+    if not checks._is_int(n) or n < 2:
+        raise ValueError(f"n must be an integer >= 2 (grid points); got {n!r}")
     grid = np.linspace(0, 2, n)
     G = bivariate_filter(grid[:, None], grid[None, :], preset, width)
     s = np.linalg.svd(G, compute_uv=False)
@@ -123,6 +132,8 @@ def separable_error(preset: str = "off-diagonal", width: float = 0.5, n: int = 6
 def plot_rank(rank: int = 1, preset: str = "off-diagonal", width: float = 0.5):
     """The rank-R separable approximation Σ_r p_r(λ_i) q_r(λ_j) of a bivariate filter and its error vs R."""
     n = 64
+    if not checks._is_int(rank) or not 1 <= rank <= n:
+        raise ValueError(f"rank must be an integer in [1, {n}]; got {rank!r}")
     err, G = separable_error(preset, width, n)
     U, s, Vt = np.linalg.svd(G)
     Gr = (U[:, :rank] * s[:rank]) @ Vt[:rank]
@@ -141,6 +152,9 @@ def plot_rank(rank: int = 1, preset: str = "off-diagonal", width: float = 0.5):
 # ----------------------------------------------------------------------------------------------- results
 def plot_counting(results: dict):
     """Test MAE per counting task and model (F3) and the 2C3/C6 edge-level MAE (F4)."""
+    checks.config("results", results, required=("counting", "edge"))
+    checks.config("results['counting']", results["counting"], required=("mae", "tasks"))
+    checks.config("results['edge']", results["edge"], required=("hard_mae",))
     fig, ax = figure(2, 1, width=4.0, height=3.2)
     mae = results["counting"]["mae"]
     tasks = results["counting"]["tasks"]
@@ -160,6 +174,8 @@ def plot_counting(results: dict):
 
 def plot_heterophily(results: dict):
     """Test accuracy vs edge homophily on CSBM (F5) and the learned pair weight σ(α)."""
+    checks.config("results", results, required=("heterophily",))
+    checks.config("results['heterophily']", results["heterophily"], required=("acc", "homophily", "alpha"))
     r = results["heterophily"]
     fig, ax = figure(2, 1, width=4.0, height=3.2)
     for m, accs in r["acc"].items():
@@ -173,7 +189,11 @@ def plot_heterophily(results: dict):
 
 def plot_scalability(results: dict):
     """Epoch time of FSpec-lite vs graph size (F6)."""
+    checks.config("results", results, required=("scalability",))
+    checks.config("results['scalability']", results["scalability"], required=("sizes", "epoch_s", "time_ratio"))
     r = results["scalability"]
+    if not len(r["sizes"]) or len(r["sizes"]) != len(r["epoch_s"]):
+        raise ValueError("results['scalability'] must hold one epoch time per size (and at least one)")
     fig, ax = figure(1, 1, width=4.0, height=3.2)
     ax.loglog(r["sizes"], r["epoch_s"], "o-", label="FSpec-lite (Cheb)")
     n0, t0 = r["sizes"][0], r["epoch_s"][0]

@@ -1,6 +1,8 @@
 """FSpecGNN: full-spectrum graph convolution on node-pair signals (arXiv 2605.05759).
 
-Notation (paper note §3): ``L = I - D^{-1/2} A D^{-1/2} = U Λ U^T``. A node-pair signal ``X`` (``n x n`` per channel)
+Section numbers §3.x below are those of docs/papers/fspec_gnn.md, not the paper's.
+
+Notation: ``L = I - D^{-1/2} A D^{-1/2} = U Λ U^T``. A node-pair signal ``X`` (``n x n`` per channel)
 is filtered by a *bivariate* filter ``G(λ_i, λ_j)`` acting on the pair spectrum ``U ⊗ U``:
 
     vec(Y) = (U ⊗ U) diag(G) (U ⊗ U)^T vec(X)   <=>   Y = U [G ⊙ (U^T X U)] U^T          (§3.1)
@@ -21,6 +23,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from icml26 import checks
 from icml26.nn.spectral import BernProp, ChebConv, ChebIIProp, dense_normalized_laplacian
 
 __all__ = [
@@ -40,14 +43,33 @@ def _check_batch(adj: torch.Tensor, mask: torch.Tensor) -> None:
                          f"{getattr(mask, 'shape', mask)} {getattr(mask, 'dtype', '')}")
 
 
+def _check_adj(adj, mask) -> None:
+    """Public-boundary check of a padded batch: a finite, non-empty (B, n, n) ``adj`` and its bool ``mask``."""
+    checks.tensor("adj", adj, ndim=3)
+    _check_batch(adj, mask)
+
+
+def _check_float_dtype(name: str, dtype) -> None:
+    if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
+        raise TypeError(f"{name} must be a floating torch.dtype; got {dtype!r}")
+
+
 def padded_eigh(adj: torch.Tensor, mask: torch.Tensor, dtype: torch.dtype | None = None):
     """Eigendecomposition of each graph's normalised Laplacian in a padded batch.
 
     Padded nodes get ``L_vv = 3`` (outside the spectrum ``[0, 2]``), so they form a separate eigenspace and never
-    mix with the real eigenvectors (padding *with zeros* would add spurious zero eigenvalues, note §10).
+    mix with the real eigenvectors (padding *with zeros* would add spurious zero
+    eigenvalues, docs/papers/fspec_gnn.md §3.2).
     Returns ``lam (B, n)``, ``U (B, n, n)`` and an eigen-mask ``(B, n)``; padded eigenpairs are zeroed.
     """
-    _check_batch(adj, mask)
+    _check_adj(adj, mask)
+    if dtype is not None:
+        _check_float_dtype("dtype", dtype)
+    if bool((adj < 0).any()):
+        raise ValueError("adj must hold non-negative edge weights")
+    a = adj if adj.is_floating_point() else adj.to(torch.float32)
+    if not torch.allclose(a, a.transpose(-1, -2)):
+        raise ValueError("adj must be symmetric (an undirected graph); eigh would read only one triangle")
     dtype = dtype or (adj.dtype if adj.is_floating_point() else torch.float32)
     lap = dense_normalized_laplacian(adj.to(dtype), mask)
     lap = lap + torch.diag_embed((~mask).to(dtype) * PAD_EIGENVALUE)
@@ -59,6 +81,18 @@ def padded_eigh(adj: torch.Tensor, mask: torch.Tensor, dtype: torch.dtype | None
 
 
 def full_spectrum_conv(U: torch.Tensor, X: torch.Tensor, G: torch.Tensor) -> torch.Tensor:
+    """``Y = U [G ⊙ (U^T X U)] U^T`` per channel (§3.1, the exact full-spectrum convolution).
+
+    ``U``: ``(n, n)`` or ``(B, n, n)``; ``X``, ``G``: ``(..., n, n, d)`` (channels last) or ``(..., n, n)``.
+    The inputs are checked (finite, non-empty tensors); the layers call the unchecked core.
+    """
+    checks.tensor("U", U, ndim=(2, 3))
+    checks.tensor("X", X)
+    checks.tensor("G", G)
+    return _full_spectrum_conv(U, X, G)
+
+
+def _full_spectrum_conv(U: torch.Tensor, X: torch.Tensor, G: torch.Tensor) -> torch.Tensor:
     """``Y = U [G ⊙ (U^T X U)] U^T`` per channel (§3.1, the exact full-spectrum convolution).
 
     ``U``: ``(n, n)`` or ``(B, n, n)``; ``X``, ``G``: ``(..., n, n, d)`` (channels last) or ``(..., n, n)``.
@@ -84,6 +118,9 @@ def full_spectrum_conv(U: torch.Tensor, X: torch.Tensor, G: torch.Tensor) -> tor
 
 def kron_full_spectrum(U: torch.Tensor, X: torch.Tensor, G: torch.Tensor) -> torch.Tensor:
     """The same operator written on vectorised pair signals, ``(U⊗U) diag(vec G) (U⊗U)^T vec X`` (oracle; O(n^4))."""
+    checks.tensor("U", U)
+    checks.tensor("X", X)
+    checks.tensor("G", G)
     if U.dim() != 2 or X.shape != U.shape or G.shape != U.shape:
         raise ValueError("kron_full_spectrum takes one channel: U, X and G must all be (n, n)")
     K = torch.kron(U, U)
@@ -97,6 +134,16 @@ def separable_full_spectrum(lap: torch.Tensor, X: torch.Tensor, left, right) -> 
 
     This is the full-spectrum convolution with ``G(λ_i, λ_j) = sum_r p_r(λ_i) q_r(λ_j)``; only products with ``L``.
     """
+    checks.tensor("lap", lap, ndim=2)
+    checks.tensor("X", X)
+    if lap.shape[0] != lap.shape[1]:
+        raise ValueError(f"lap must be a square (n, n) matrix; got {tuple(lap.shape)}")
+    if X.dim() < 2 or X.shape[-2:] != lap.shape:
+        raise ValueError(f"X must be (..., {lap.shape[0]}, {lap.shape[0]}) to match lap; got {tuple(X.shape)}")
+    for name, filters in (("left", left), ("right", right)):
+        if isinstance(filters, (str, bytes)) or not hasattr(filters, "__len__") or \
+                not all(callable(f) for f in filters):
+            raise TypeError(f"{name} must be a list of callables f(L, Z) -> p(L) Z; got {filters!r:.80}")
     if len(left) != len(right) or not left:
         raise ValueError(f"left and right must be equally long, non-empty lists of filters; "
                          f"got {len(left)}, {len(right)}")
@@ -111,7 +158,7 @@ def shortest_path_distances(adj: torch.Tensor, mask: torch.Tensor, max_dist: int
 
     Breadth-first by boolean matrix powers (``max_dist`` products). Padded pairs get ``max_dist``.
     """
-    _check_batch(adj, mask)
+    _check_adj(adj, mask)
     if isinstance(max_dist, bool) or not isinstance(max_dist, int) or max_dist < 1:
         raise ValueError(f"max_dist must be a positive integer; got {max_dist!r}")
     n = adj.shape[-1]
@@ -129,8 +176,9 @@ def shortest_path_distances(adj: torch.Tensor, mask: torch.Tensor, max_dist: int
 
 
 def pair_type_labels(adj: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """Atomic pair types: 0 non-edge, 1 edge, 2 diagonal (the ``X^0 = I, A`` input of the no-SPD ablation, §10)."""
-    _check_batch(adj, mask)
+    """Atomic pair types: 0 non-edge, 1 edge, 2 diagonal (the ``X^0 = I, A`` input of the no-SPD ablation,
+    docs/papers/fspec_gnn.md §6)."""
+    _check_adj(adj, mask)
     n = adj.shape[-1]
     t = (adj > 0).long()
     t = t + 2 * torch.eye(n, dtype=torch.long, device=adj.device) * (1 - t)
@@ -143,8 +191,9 @@ class BivariateFilter(nn.Module):
 
     def __init__(self, channels: int, kind: str = "mlp"):
         super().__init__()
-        if channels < 2:
-            raise ValueError(f"channels must be >= 2; got {channels}")
+        if not checks._is_int(channels) or channels < 2:
+            raise ValueError(f"channels must be an integer >= 2; got {channels!r}")
+        checks.one_of("kind", kind, ("mlp", "fourier"))
         if kind == "mlp":
             self.net = nn.Sequential(nn.Linear(2, channels), nn.GELU(), nn.Linear(channels, channels), nn.GELU(),
                                      nn.Linear(channels, channels))
@@ -172,6 +221,9 @@ class BSGL(nn.Module):
 
     def __init__(self, channels: int, filter_kind: str = "mlp"):
         super().__init__()
+        if not checks._is_int(channels) or channels < 2:
+            raise ValueError(f"channels must be an integer >= 2; got {channels!r}")
+        checks.one_of("filter_kind", filter_kind, ("mlp", "fourier"))
         self.lin = nn.Linear(channels, channels)
         self.filter = BivariateFilter(channels, filter_kind)
         self.mlp = nn.Sequential(nn.Linear(channels, channels), nn.ReLU(), nn.Linear(channels, channels))
@@ -180,7 +232,7 @@ class BSGL(nn.Module):
     def forward(self, S, lam, U, m2):
         Sp = torch.relu(self.lin(S)) * m2
         G = self.filter(lam.unsqueeze(-1), lam.unsqueeze(-2))  # (B, n, n, d)
-        S_out = full_spectrum_conv(U, Sp, G) * m2
+        S_out = _full_spectrum_conv(U, Sp, G) * m2
         return torch.relu(self.mlp((1 + self.eps) * S + S_out)) * m2
 
 
@@ -188,8 +240,8 @@ class DenseFSpecGNN(nn.Module):
     """Dense FSpecGNN for counting (§3.2): pair input → ``layers`` BSGL layers → node/graph/edge readout.
 
     ``pair_input``: ``"spd"`` (Embedding(min(SPD, max_spd)), the code's choice) or ``"adj"`` (atomic types
-    non-edge/edge/diagonal; the honest no-SPD ablation of note §10). Readouts average over *real* nodes only
-    (the code averages over the padded axis; note §10 pitfall 1).
+    non-edge/edge/diagonal; the no-SPD ablation, docs/papers/fspec_gnn.md §6). Readouts average over *real* nodes only
+    (the code averages over the padded axis; docs/papers/fspec_gnn.md §6).
     """
 
     def __init__(self, channels: int = 32, layers: int = 2, out_dim: int = 1, level: str = "node",
@@ -199,8 +251,12 @@ class DenseFSpecGNN(nn.Module):
             raise ValueError(f"level must be 'graph', 'node' or 'edge'; got {level!r}")
         if pair_input not in ("spd", "adj"):
             raise ValueError(f"pair_input must be 'spd' or 'adj'; got {pair_input!r}")
-        if layers < 1 or channels < 2 or out_dim < 1:
-            raise ValueError(f"need layers >= 1, channels >= 2, out_dim >= 1; got {layers}, {channels}, {out_dim}")
+        if not checks._is_int(channels) or channels < 2:
+            raise ValueError(f"channels must be an integer >= 2; got {channels!r}")
+        checks.positive_int("layers", layers)
+        checks.positive_int("out_dim", out_dim)
+        checks.positive_int("max_spd", max_spd)
+        checks.one_of("filter_kind", filter_kind, ("mlp", "fourier"))
         self.level, self.pair_input, self.max_spd = level, pair_input, max_spd
         self.embed = nn.Embedding(max_spd + 1 if pair_input == "spd" else 3, channels)
         self.layers = nn.ModuleList(BSGL(channels, filter_kind) for _ in range(layers))
@@ -252,11 +308,10 @@ class GATLayer(nn.Module):
     def __init__(self, in_channels: int, out_channels: int, heads: int = 1, dropout: float = 0.0,
                  bias: bool = True, concat: bool = False):
         super().__init__()
-        if heads < 1 or in_channels < 1 or out_channels < 1:
-            raise ValueError(f"heads, in_channels, out_channels must be >= 1; "
-                             f"got {heads}, {in_channels}, {out_channels}")
-        if not 0 <= dropout < 1:
-            raise ValueError(f"dropout must be in [0, 1); got {dropout}")
+        checks.positive_int("in_channels", in_channels)
+        checks.positive_int("out_channels", out_channels)
+        checks.positive_int("heads", heads)
+        checks.in_range("dropout", dropout, 0.0, 1.0, high_open=True)
         self.heads, self.out_channels, self.dropout, self.concat = heads, out_channels, dropout, concat
         self.lin = nn.Linear(in_channels, heads * out_channels, bias=False)
         self.att_src = nn.Parameter(torch.empty(heads, out_channels))
@@ -318,11 +373,16 @@ class FSpecLite(nn.Module):
                  heads: int = 1, alpha_init: float = -2.0, dropout: float = 0.5, dprate: float = 0.5,
                  att_dropout: float = 0.0, use_pair: bool = True, learn_alpha: bool = True):
         super().__init__()
-        if min(in_channels, hidden, num_classes) < 1:
-            raise ValueError(f"in_channels, hidden, num_classes must be >= 1; "
-                             f"got {in_channels}, {hidden}, {num_classes}")
-        if not (0 <= dropout < 1 and 0 <= dprate < 1):
-            raise ValueError(f"dropout and dprate must be in [0, 1); got {dropout}, {dprate}")
+        checks.positive_int("in_channels", in_channels)
+        checks.positive_int("hidden", hidden)
+        checks.positive_int("num_classes", num_classes)
+        checks.one_of("basis", basis, ("cheb", "chebii", "bern"))
+        checks.nonnegative_int("K", K)
+        checks.positive_int("heads", heads)
+        checks.finite_number("alpha_init", alpha_init)
+        checks.in_range("dropout", dropout, 0.0, 1.0, high_open=True)
+        checks.in_range("dprate", dprate, 0.0, 1.0, high_open=True)
+        checks.in_range("att_dropout", att_dropout, 0.0, 1.0, high_open=True)
         self.basis, self.use_pair, self.dropout, self.dprate = basis, use_pair, dropout, dprate
         self.lin1 = nn.Linear(in_channels, hidden)
         self.lin2 = nn.Linear(hidden, num_classes)
@@ -376,29 +436,44 @@ def lite_dense_reference(model: FSpecLite, h: torch.Tensor, lap: torch.Tensor, e
     ``U[(p2(λ_i) p1(λ_j)) ⊙ U^T (I + σ(α) Att) U] U^T`` applied to ``h`` with the GAT channel map ``W`` on the
     pair branch. Eval mode (no dropout).
     """
+    if not isinstance(model, FSpecLite):
+        raise TypeError(f"model must be an FSpecLite; got {type(model).__name__}")
+    checks.tensor("h", h, ndim=2)
+    if not isinstance(lap, torch.Tensor):
+        raise TypeError(f"lap must be a torch.Tensor (dense or sparse); got {type(lap).__name__}")
+    if tuple(lap.shape) != (h.shape[0], h.shape[0]):
+        raise ValueError(f"lap must be ({h.shape[0]}, {h.shape[0]}) to match h; got {tuple(lap.shape)}")
+    checks.tensor("lap", lap.coalesce().values() if lap.is_sparse else lap, nonempty=False)
+    checks.tensor("edge_index", edge_index, ndim=2, dtype_kind="int", nonempty=False)
+    if edge_index.shape[0] != 2 or (edge_index.numel() and (int(edge_index.min()) < 0
+                                                            or int(edge_index.max()) >= h.shape[0])):
+        raise ValueError(f"edge_index must be (2, E) with entries in [0, {h.shape[0]}); got shape "
+                         f"{tuple(edge_index.shape)}")
     if model.basis not in ("chebii", "bern"):
-        raise ValueError(f"lite_dense_reference needs a scalar basis ('chebii' or 'bern'); got {model.basis!r}")
+        raise ValueError(f"model must use a scalar basis ('chebii' or 'bern'); got {model.basis!r}")
     if model.gat is not None and (model.gat.heads != 1 or model.gat.bias is not None):
-        raise ValueError("lite_dense_reference needs a single-head GAT without bias")
+        raise ValueError("model must have a single-head GAT without bias")
     dense = lap.to_dense() if lap.is_sparse else lap
     lam, U = torch.linalg.eigh(dense)
     p1, p2 = model.prop1.response(lam), model.prop2.response(lam)
     Gsep = p2.unsqueeze(-1) * p1.unsqueeze(0)  # G_ij = p2(λ_i) p1(λ_j)
     n = h.shape[0]
     eye = torch.eye(n, dtype=h.dtype, device=h.device)
-    out = full_spectrum_conv(U, eye, Gsep) @ h
+    out = _full_spectrum_conv(U, eye, Gsep) @ h
     if model.use_pair:
         h1 = model.prop1(h, lap)
         ei, att, _ = model.gat.attention(h1, edge_index)
         A = torch.zeros(n, n, dtype=h.dtype, device=h.device)
         A[ei[1], ei[0]] = att[:, 0]
         W = model.gat.lin.weight.T
-        out = out + model.pair_weight() * (full_spectrum_conv(U, A, Gsep) @ h) @ W
+        out = out + model.pair_weight() * (_full_spectrum_conv(U, A, Gsep) @ h) @ W
     return out
 
 
 def pair_tensor_bytes(num_nodes: int, channels: int, dtype: torch.dtype = torch.float32) -> int:
     """Bytes of one dense node-pair tensor ``(n, n, d)``: what the dense layer needs per tensor (F6)."""
-    if num_nodes < 1 or channels < 1:
-        raise ValueError(f"num_nodes and channels must be >= 1; got {num_nodes}, {channels}")
+    checks.positive_int("num_nodes", num_nodes)
+    checks.positive_int("channels", channels)
+    if not isinstance(dtype, torch.dtype):
+        raise TypeError(f"dtype must be a torch.dtype; got {dtype!r}")
     return int(num_nodes) ** 2 * int(channels) * torch.empty((), dtype=dtype).element_size()

@@ -194,7 +194,7 @@ CLAIMS = [
           analytic_betti_error, "<=", _at(BIG, 0), kind="check", paper_value="-", source=f"{DOC} (topology)"),
     Claim("2b_raw_state_jump", "Raw sawtooth test states: jump ratio >= 10", state_jump_ratio, ">=",
           _at(ALL, 10.0), kind="check", paper_value="-", source=f"{SRC} §1"),
-    # ---------------------------------------------------------------- learned sawtooth (the note's testbed)
+    # ---------------------------------------------------------------- learned sawtooth (our testbed)
     Claim("2a_learned_latent_jump",
           "CHyLL++ (m=5) on the cylinder-sawtooth: encoded-trajectory jump ratio r <= 4 (the learned encoder "
           "glues the reset)", learned_jump_ratio, "<=", _at(BIG, 4.0), kind="paper",

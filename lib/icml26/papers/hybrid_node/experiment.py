@@ -102,8 +102,7 @@ def rollout_errors(model, test: simulators.HybridData, horizon: int, coord: int 
     ``mae_clean``: mean |error| of coordinate ``coord`` (all coordinates if None) excluding samples
     within one Δt of a true reset.
     """
-    if not isinstance(test, simulators.HybridData):
-        raise TypeError(f"test must be a HybridData; got {type(test).__name__}")
+    checks.instance("test", test, simulators.HybridData)
     horizon = checks.positive_int("horizon", horizon)
     if horizon >= test.x.shape[1]:
         raise ValueError(f"horizon must be below the test length {test.x.shape[1]}; got {horizon}")

@@ -86,8 +86,7 @@ def plot_detection(system: str = "ball", factor: float = 5.0, n_traj: int = 16):
 
 def plot_rollouts(data: simulators.HybridData, preds: dict, traj: int = 0, coord: int = 0):
     """Rollouts (B, T, n) of several trained models against the truth for one test trajectory."""
-    if not isinstance(data, simulators.HybridData):
-        raise TypeError(f"data must be a HybridData; got {type(data).__name__}")
+    checks.instance("data", data, simulators.HybridData)
     traj, coord = checks.nonnegative_int("traj", traj), checks.nonnegative_int("coord", coord)
     if traj >= data.x.shape[0] or coord >= data.x.shape[-1]:
         raise ValueError(f"traj and coord must index the data {tuple(data.x.shape)}; got {traj}, {coord}")

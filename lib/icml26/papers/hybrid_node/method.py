@@ -201,8 +201,7 @@ def chyllpp_loss(model: CHyLLpp, window: torch.Tensor, jumps: torch.Tensor, dt: 
 
     ``weights`` (K, 5) from :func:`weight_table`; ``floor`` Λ per member (K,).
     """
-    if not isinstance(model, CHyLLpp):
-        raise TypeError(f"model must be a CHyLLpp; got {type(model).__name__}")
+    checks.instance("model", model, CHyLLpp)
     checks.tensor("window", window, ndim=3, dtype_kind="float")
     if window.shape[-1] != model.n or window.shape[1] < 2:
         raise ValueError(f"window must have shape (B, L+1 >= 2, {model.n}); got {tuple(window.shape)}")

@@ -1,4 +1,4 @@
-"""What the paper compares value-only fine-tuning against (note §4), on equal footing.
+"""What the paper compares value-only fine-tuning against (docs/papers/icl_finetuning.md §4), on equal footing.
 
 Every method is a (trainable subset, objective) pair run by the same :func:`~.method.finetune` loop, from the
 same pretrained model, on the same data, with the same optimiser, learning rate, steps and batch:
@@ -20,6 +20,8 @@ import copy
 from typing import Protocol
 
 import torch
+
+from icml26 import checks
 
 from .method import LinearAttentionICL
 
@@ -45,7 +47,7 @@ def clone(model: LinearAttentionICL) -> LinearAttentionICL:
 
 
 class ModelAdapter(Protocol):
-    """What a real model must offer to be fine-tuned like the paper's LLM experiment (note §5, §7).
+    """What a real model must offer to be fine-tuned like the paper's LLM experiment (docs §4).
 
     ``trainable_subset(name)`` freezes everything except the adapters on the named attention projections
     (``"all"``, ``"q"``, ``"k"``, ``"v"``) and returns the trainable parameters; ``zero_shot_loss(batch)`` and
@@ -64,6 +66,16 @@ def finetune_adapter(adapter: ModelAdapter, batches, *, subset: str = "v", aux_f
     """Fine-tune any :class:`ModelAdapter` with the ZS loss (plus the FS loss annealed 1 -> 0 when ``aux_fs``)."""
     if subset not in ("all", "q", "k", "v"):
         raise ValueError(f"subset must be 'all', 'q', 'k' or 'v'; got {subset!r}")
+    missing = [m for m in ("trainable_subset", "zero_shot_loss", "few_shot_loss")
+               if not callable(getattr(adapter, m, None))]
+    if missing:
+        raise TypeError(f"adapter must offer the ModelAdapter methods; it lacks {', '.join(missing)}")
+    checks.positive_number("lr", lr)
+    checks.positive_number("clip", clip)
+    if not isinstance(aux_fs, bool):
+        raise TypeError(f"aux_fs must be a bool; got {aux_fs!r}")
+    if isinstance(batches, (str, bytes)):
+        raise TypeError("batches must be an iterable of batches, not a string")
     batches = list(batches)
     if not batches:
         raise ValueError("batches must hold at least one batch")

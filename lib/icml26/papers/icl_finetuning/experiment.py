@@ -1,4 +1,4 @@
-"""The runs behind the claims (note §6-§7): theory-derived and learned error-vs-shots curves.
+"""The runs behind the claims (docs/papers/icl_finetuning.md §5): theory-derived and learned error-vs-shots curves.
 
 ``run(config, device, seed)`` returns
 
@@ -9,8 +9,8 @@
   fine-tuning method (``zs_all``, ``zs_v``, ``zsfs_all``, ``zsfs_v``, and, with the split Q/K model,
   ``zs_q``, ``zs_k``, ``zs_kq``), each with curves, its effective w and its ZS loss trace; all methods share the
   same data, budget, optimiser and evaluation prompts (common random numbers);
-* ``angle``: 20-shot error against the angle between the evaluation task and ``theta0`` (note §8, §10);
-* ``diabetes`` (when enabled): the same with real diabetes covariates (note §7);
+* ``angle``: 20-shot error against the angle between the evaluation task and ``theta0`` (docs §3.6, §6);
+* ``diabetes`` (when enabled): the same with real diabetes covariates (docs §2);
 * ``softmax`` (when enabled): the softmax-transformer LoRA extension (C6).
 """
 
@@ -20,6 +20,8 @@ import math
 import time
 
 import torch
+
+from icml26 import checks
 
 from . import baselines
 from .data import PairDataset, diabetes_covariates, rotate_task, sample_tasks
@@ -54,6 +56,8 @@ CONFIGS = {
 }
 
 TASKS = ("target", "opposite", "random")
+SOFTMAX_KEYS = ("d_model", "n_layers", "n_heads", "pretrain_steps", "batch", "ft_steps", "lr", "ft_lr", "rank",
+                "eval_batch")
 
 
 def _pretrained_model(cfg: dict, init: str, split: bool, gen: torch.Generator, device, pool=None,
@@ -141,6 +145,22 @@ def validate_config(config: dict) -> dict:
         raise ValueError(f"config['inits'] must list 'theory' and/or 'scratch'; got {config['inits']!r}")
     if config["n_ft"] not in config["shots"] or 0 not in config["shots"] or 5 not in config["shots"]:
         raise ValueError("config['shots'] must contain 0, 5 and n_ft")
+    for key in ("d", "n_pt", "n_ft", "dataset_size", "pretrain_batch", "ft_batch", "eval_batch", "eval_seeds",
+                "angle_batch"):
+        checks.positive_int(f"config[{key!r}]", config[key])
+    for key in ("pretrain_steps", "ft_steps"):
+        checks.nonnegative_int(f"config[{key!r}]", config[key])
+    checks.nonnegative_number("config['sigma2']", config["sigma2"])
+    checks.positive_number("config['lr']", config["lr"])
+    for n in config["shots"]:
+        checks.nonnegative_int("config['shots']", n)
+    for a in config["angles"]:
+        checks.in_range("config['angles']", a, 0.0, 180.0)
+    if config["diabetes"] and config["eval_batch"] < 5:
+        raise ValueError(f"config['eval_batch'] must be >= 5 (the diabetes run uses a fifth); "
+                         f"got {config['eval_batch']}")
+    if config["softmax"]:
+        checks.config("config['softmax']", config["softmax"], required=SOFTMAX_KEYS)
     return config
 
 
@@ -150,6 +170,7 @@ def run(config: dict, device="cpu", seed: int = 0) -> dict:
     cfg = validate_config(config)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
+    checks.device("device", device)
     device = torch.device(device)
     gen = torch.Generator(device=device)
     gen.manual_seed(seed)
@@ -192,6 +213,13 @@ def run(config: dict, device="cpu", seed: int = 0) -> dict:
 
 def err(results: dict, source: str, method: str, task: str, n: int, init: str = "theory") -> float:
     """Error of ``method`` on ``task`` at ``n`` shots; ``source``: "theory", "learned" (with ``init``), "diabetes"."""
+    checks.config("results", results, required=("theory", "learned", "shots"))
+    if source == "learned" and init not in results["learned"]:
+        raise ValueError(f"init must be one of {list(results['learned'])}; got {init!r}")
+    if source == "diabetes" and "diabetes" not in results:
+        raise ValueError("source 'diabetes' needs a run with config['diabetes'] on")
+    if n not in results["shots"]:
+        raise ValueError(f"n must be one of the run's shots {results['shots']}; got {n!r}")
     if source == "theory":
         block = results["theory"]
     elif source == "learned":
@@ -200,4 +228,8 @@ def err(results: dict, source: str, method: str, task: str, n: int, init: str = 
         block = results["diabetes"]
     else:
         raise ValueError(f"source must be 'theory', 'learned' or 'diabetes'; got {source!r}")
+    if method not in block:
+        raise ValueError(f"method must be one of {list(block)}; got {method!r}")
+    if task not in block[method]["curves"]:
+        raise ValueError(f"task must be one of {list(block[method]['curves'])}; got {task!r}")
     return block[method]["curves"][task][results["shots"].index(n)]

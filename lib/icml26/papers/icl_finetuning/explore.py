@@ -1,4 +1,4 @@
-"""Plotting functions for the notebooks and their explorers (note §8). Pure: parameters in, Figure out."""
+"""Plotting functions for the notebooks and their explorers. Pure: parameters in, Figure out."""
 
 from __future__ import annotations
 
@@ -7,10 +7,11 @@ import math
 import numpy as np
 import torch
 
+from icml26 import checks
 from icml26.viz import figure
 
 from .baselines import LABELS
-from .data import rotate_task, sample_tasks
+from .data import _check_int, _check_pos, rotate_task, sample_tasks
 from .method import EvalSet, gamma_pretrained, theory_params, w_star, zs_v_floor
 
 _FAMILIES = ("zs_all", "zs_v")
@@ -22,9 +23,18 @@ def _theta0(d: int, seed: int = 0) -> torch.Tensor:
     return sample_tasks(1, d, g)[0]
 
 
+def _check_sizes(d, sigma2, n, batch, n_name: str) -> None:
+    _check_int("d", d, 1)
+    _check_pos("sigma2", sigma2, allow_zero=True)
+    _check_int(n_name, n, 0)
+    _check_int("batch", batch, 1)
+
+
 def plot_w_family(family: str = "zs_v", w: float = 0.77, d: int = 5, sigma2: float = 0.1, n_max: int = 20,
                   batch: int = 2000):
-    """Error vs shots of a closed-form fine-tuned optimum at scale ``w``, on theta0 and -theta0 (note §3.5).
+    """Error vs shots of a closed-form fine-tuned optimum at scale ``w``, on theta0 and -theta0.
+
+    See docs/papers/icl_finetuning.md §3.5.
 
     ``family="zs_all"``: ``V_last = (0, w theta0, 1)``, ``Q[0,0] = 1/w`` (every w is zero-shot optimal);
     ``"zs_v"``: value-only optimum with effective ``w`` on ``y`` (w*(n_max) is the few-shot optimum).
@@ -33,6 +43,8 @@ def plot_w_family(family: str = "zs_v", w: float = 0.77, d: int = 5, sigma2: flo
         raise ValueError(f"family must be one of {_FAMILIES}; got {family!r}")
     if not w > 0:
         raise ValueError(f"w must be > 0; got {w!r}")
+    checks.positive_number("w", w)
+    _check_sizes(d, sigma2, n_max, batch, "n_max")
     th = _theta0(d)
     ev = EvalSet({"theta0": th, "-theta0": -th}, n_max, batch, 1, sigma2=sigma2, seed=3)
     shots = list(range(n_max + 1))
@@ -58,10 +70,11 @@ def plot_w_family(family: str = "zs_v", w: float = 0.77, d: int = 5, sigma2: flo
 
 def plot_angle(method: str = "zs_all", angle: float = 180.0, d: int = 5, sigma2: float = 0.1, n: int = 20,
                batch: int = 1500):
-    """20-shot error against the angle between the evaluation task and theta0, closed-form models (note §8, §10).
+    """20-shot error against the angle between the evaluation task and theta0, closed-form models (docs §3.6).
 
     ``method``: ``"zs_all"``, ``"zs_v"`` or ``"zsfs_v"``; the marker shows the curve at ``angle`` (degrees).
     """
+    _check_sizes(d, sigma2, n, batch, "n")
     kinds = {"zs_all": ("zs_all", 0.52), "zs_v": ("zs_v", None), "zsfs_v": ("zs_v", w_star(n, d, sigma2))}
     if method not in kinds:
         raise ValueError(f"method must be one of {list(kinds)}; got {method!r}")
@@ -91,7 +104,10 @@ def plot_angle(method: str = "zs_all", angle: float = 180.0, d: int = 5, sigma2:
 
 
 def plot_theory_scalars(d: int = 5, sigma2: float = 0.1, n_pt: int = 20):
-    """How the pretrained scale, the value-only zero-shot floor and w*(n) move with d, sigma2 and N_pt (note §8)."""
+    """How the pretrained scale, the value-only zero-shot floor and w*(n) move with d, sigma2 and N_pt (docs §3.5)."""
+    _check_int("d", d, 1)
+    _check_pos("sigma2", sigma2, allow_zero=True)
+    _check_int("n_pt", n_pt, 1)
     ns = np.arange(1, 101)
     fig, axes = figure(ncols=2, width=4.0, height=3.0)
     axes = axes.ravel()

@@ -1,18 +1,20 @@
-"""Fine-tuning a one-layer linear-attention model without forgetting in-context learning (note §3).
+"""Fine-tuning a one-layer linear-attention model without forgetting in-context learning.
 
-Model (note §3.2): one head of *bilinear* linear attention with a residual stream over tokens
+See docs/papers/icl_finetuning.md §3 (section numbers below are that page's).
+
+Model (§3.2): one head of *bilinear* linear attention with a residual stream over tokens
 ``z_j = (1, x_j, y_j)``:
 
     out_n = z_n + (1/N) sum_m (z_n^T Q z_m) V z_m,      y_hat = [out_N]_{d+2},
 
 with a merged key-query matrix ``Q`` (``parameterisation="merged"``) or split ``W_q, W_k`` with
-``Q = W_q^T W_k`` (``"split"``, used for the Q-only / K-only / KQ-only fine-tuning of note §4). ``N`` counts
-the query token (note §10). The shared :mod:`icml26.nn.attention` block's ``"linear"`` variant uses an
+``Q = W_q^T W_k`` (``"split"``, used for the Q-only / K-only / KQ-only fine-tuning of §4). ``N`` counts
+the query token (§6). The shared :mod:`icml26.nn.attention` block's ``"linear"`` variant uses an
 ``elu + 1`` kernel and a row normalisation, which is a different operator, so this exact bilinear form lives here.
 
 The paper's proposal is to fine-tune only ``V`` on the zero-shot (ZS) loss, optionally with an auxiliary
-few-shot (FS) loss whose weight is annealed linearly from 1 to 0 (note §3.4); that keeps the query-key
-channel that reads the context. Closed-form optima of note §3.5 are in :func:`theory_params` and :func:`w_star`.
+few-shot (FS) loss whose weight is annealed linearly from 1 to 0 (§3.4); that keeps the query-key
+channel that reads the context. Closed-form optima (§3.5) are in :func:`theory_params` and :func:`w_star`.
 """
 
 from __future__ import annotations
@@ -23,7 +25,19 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from .data import PairDataset, _check_int, _check_pos, sample_prompts, sample_tasks, truncate_shots
+from icml26 import checks
+
+from .data import (
+    PairDataset,
+    _check_generator,
+    _check_int,
+    _check_pool,
+    _check_pos,
+    _sample_prompts,
+    _truncate_shots,
+    sample_prompts,
+    sample_tasks,
+)
 
 PARAMETERISATIONS = ("merged", "split")
 SUBSETS = ("all", "v", "q", "k", "kq")
@@ -31,7 +45,7 @@ OBJECTIVES = ("zs", "zs+fs")
 
 
 class LinearAttentionICL(nn.Module):
-    """One-layer, one-head linear attention for in-context regression (note §3.2).
+    """One-layer, one-head linear attention for in-context regression (docs §3.2).
 
     ``forward(z)`` maps prompts ``(B, N, d+2)`` to predictions ``(B,)`` read from the query token.
     ``forward_all(z)`` returns every output token ``(B, N, d+2)`` (slow reference form used by the tests).
@@ -45,6 +59,8 @@ class LinearAttentionICL(nn.Module):
         if parameterisation not in PARAMETERISATIONS:
             raise ValueError(f"parameterisation must be one of {PARAMETERISATIONS}; got {parameterisation!r}")
         init_std = _check_pos("init_std", init_std, allow_zero=True)
+        _check_generator(generator)
+        checks.device("device", device)
         self.parameterisation = parameterisation
         size = self.d + 2
 
@@ -94,7 +110,7 @@ class LinearAttentionICL(nn.Module):
         return z + torch.einsum("bnm,bme->bne", scores, z @ self.V.T) / z.shape[1]
 
     def effective_w(self) -> float:
-        """``V[-1,-1]`` times the mean diagonal of ``Q``'s x-block: the scale on ``y`` that Q and V share (§10)."""
+        """``V[-1,-1]`` times the mean diagonal of ``Q``'s x-block: the scale on ``y`` that Q and V share (docs §6)."""
         with torch.no_grad():
             q = self.score_matrix()[1:-1, 1:-1]
             return float(self.V[-1, -1] * q.diagonal().mean())
@@ -104,7 +120,7 @@ class LinearAttentionICL(nn.Module):
 
 
 def set_trainable(model: LinearAttentionICL, subset: str) -> list[nn.Parameter]:
-    """Freeze every matrix outside ``subset`` (note §3.4) and return the trainable parameters.
+    """Freeze every matrix outside ``subset`` (docs §3.4) and return the trainable parameters.
 
     ``"all"``: every matrix; ``"v"``: the value matrix only (the paper's proposal); ``"q"``, ``"k"``, ``"kq"``: the
     query and/or key side (for the merged model all three mean the merged ``Q``).
@@ -126,7 +142,7 @@ def set_trainable(model: LinearAttentionICL, subset: str) -> list[nn.Parameter]:
 
 
 def gamma_pretrained(d: int, m: int) -> float:
-    """The pretrained x-block scale ``Gamma = m/(m+1+d)`` for ``Sigma = I`` (note §3.3, the official theory code)."""
+    """The pretrained x-block scale ``Gamma = m/(m+1+d)`` for ``Sigma = I`` (docs §3.5, the official theory code)."""
     d, m = _check_int("d", d, 1), _check_int("m", m, 1)
     return m / (m + 1 + d)
 
@@ -134,7 +150,7 @@ def gamma_pretrained(d: int, m: int) -> float:
 def gamma_exact(d: int, n: int, sigma2: float) -> float:
     """The exact population-optimal scale for ``n`` demonstrations and ``N = n+1``: ``(n+1)/(n+1+d(1+sigma2))``.
 
-    Derived here (not in the note) from ``E[S S^T] = n(n+1) theta theta^T + n(1+sigma2) I`` with ``S = sum x_j y_j``;
+    Derived here (docs §3.5) from ``E[S S^T] = n(n+1) theta theta^T + n(1+sigma2) I`` with ``S = sum x_j y_j``;
     it differs from :func:`gamma_pretrained` by about 3% at d=5, n=20. Used only for comparison.
     """
     d, n = _check_int("d", d, 1), _check_int("n", n, 1)
@@ -143,7 +159,7 @@ def gamma_exact(d: int, n: int, sigma2: float) -> float:
 
 
 def w_star(n: int | float, d: int, sigma2: float) -> float:
-    """Few-shot-optimal ``w`` for value-only fine-tuning on the target task (note §3.5):
+    """Few-shot-optimal ``w`` for value-only fine-tuning on the target task (docs §3.5):
 
     ``w*(n) = ((n+1) - (n+3+2d)/(d+4)) / (n+1+d+d sigma2)``; ``w*(20) = 0.654`` at d=5, sigma2=0.1,
     ``w*(inf) = (d+3)/(d+4)``.
@@ -158,13 +174,13 @@ def w_star(n: int | float, d: int, sigma2: float) -> float:
 
 
 def zs_v_floor(d: int, sigma2: float) -> float:
-    """The lowest zero-shot error of value-only fine-tuning, ``sigma2 + 2/(d+4)`` (note §3.5)."""
+    """The lowest zero-shot error of value-only fine-tuning, ``sigma2 + 2/(d+4)`` (docs §3.5)."""
     return _check_pos("sigma2", sigma2, allow_zero=True) + 2 / (_check_int("d", d, 1) + 4)
 
 
 def theory_params(kind: str, d: int, *, m: int = 20, theta0: torch.Tensor | None = None, w: float | None = None,
                   gamma: float | None = None, device="cpu", dtype=torch.float32) -> LinearAttentionICL:
-    """A merged model set to a closed-form optimum of note §3.3/§3.5.
+    """A merged model set to a closed-form optimum (docs §3.5).
 
     * ``"pretrained"``: ``V`` copies ``y`` (``V[-1,-1] = 1``), ``Q``'s x-block is ``gamma I``
       (default ``m/(m+1+d)``).
@@ -175,6 +191,8 @@ def theory_params(kind: str, d: int, *, m: int = 20, theta0: torch.Tensor | None
     d = _check_int("d", d, 1)
     if kind not in ("pretrained", "zs_all", "zs_v"):
         raise ValueError(f"kind must be 'pretrained', 'zs_all' or 'zs_v'; got {kind!r}")
+    if kind != "pretrained" and isinstance(theta0, torch.Tensor):
+        checks.tensor("theta0", theta0)
     g = gamma_pretrained(d, m) if gamma is None else _check_pos("gamma", gamma)
     model = LinearAttentionICL(d, "merged", init_std=0.0, device=device, dtype=dtype)
     if kind != "pretrained":
@@ -200,7 +218,7 @@ def theory_params(kind: str, d: int, *, m: int = 20, theta0: torch.Tensor | None
 
 @dataclass
 class TrainConfig:
-    """SGD with momentum and global-norm clipping (note §3.3-3.4); ``lr=0.01, momentum=0.9, clip=1``."""
+    """SGD with momentum and global-norm clipping (docs §3.3-§3.4); ``lr=0.01, momentum=0.9, clip=1``."""
 
     steps: int = 800
     batch: int = 1000
@@ -227,8 +245,13 @@ class HeavyBallSGD:
 
     def __init__(self, params, lr: float, momentum: float, clip: float | None):
         self.params = list(params)
-        if not self.params:
-            raise ValueError("params must hold at least one tensor")
+        if not self.params or not all(isinstance(p, torch.Tensor) for p in self.params):
+            raise ValueError("params must hold at least one tensor (and only tensors)")
+        checks.positive_number("lr", lr)
+        if not 0 <= checks.finite_number("momentum", momentum) < 1:
+            raise ValueError(f"momentum must be in [0, 1); got {momentum!r}")
+        if clip is not None:
+            checks.positive_number("clip", clip)
         self.lr, self.momentum, self.clip = lr, momentum, clip
         self.bufs = [torch.zeros_like(p) for p in self.params]
 
@@ -246,17 +269,22 @@ class HeavyBallSGD:
 
 def pretrain(model: LinearAttentionICL, cfg: TrainConfig, *, sigma2: float = 0.1, x_std: float = 1.0,
              pool: torch.Tensor | None = None, generator: torch.Generator | None = None) -> list[float]:
-    """Pretrain every matrix on in-context regression with a fresh task per prompt (note §3.3); return losses."""
+    """Pretrain every matrix on in-context regression with a fresh task per prompt (docs §3.3); return losses."""
     if not isinstance(cfg, TrainConfig):
         raise ValueError(f"cfg must be a TrainConfig; got {type(cfg).__name__}")
+    if not isinstance(model, LinearAttentionICL):
+        raise ValueError(f"model must be a LinearAttentionICL; got {type(model).__name__}")
+    sigma2 = _check_pos("sigma2", sigma2, allow_zero=True)
+    x_std = _check_pos("x_std", x_std)
+    _check_pool(pool, model.d)
+    _check_generator(generator)
     params = set_trainable(model, "all")
     opt = HeavyBallSGD(params, cfg.lr, cfg.momentum, cfg.clip)
     dev, dt = model.V.device, model.V.dtype
     losses = []
     for _ in range(cfg.steps):
         theta = sample_tasks(cfg.batch, model.d, generator, device=dev, dtype=dt)
-        z, y = sample_prompts(theta, cfg.n_shots, cfg.batch, sigma2=sigma2, x_std=x_std, pool=pool,
-                              generator=generator)
+        z, y = _sample_prompts(theta, cfg.n_shots, cfg.batch, sigma2, x_std, pool, generator)
         loss = ((model(z) - y) ** 2).mean()
         opt.step(loss)
         losses.append(float(loss.detach()))
@@ -264,7 +292,19 @@ def pretrain(model: LinearAttentionICL, cfg: TrainConfig, *, sigma2: float = 0.1
 
 
 def finetune_loss(model: LinearAttentionICL, z: torch.Tensor, y: torch.Tensor, fs_weight: float) -> torch.Tensor:
-    """``L_ZS + fs_weight * L_FS`` on one batch (note §3.4): ZS uses the query token alone, FS the whole prompt."""
+    """``L_ZS + fs_weight * L_FS`` on one batch (docs §3.4): ZS uses the query token alone, FS the whole prompt."""
+    if not isinstance(model, LinearAttentionICL):
+        raise ValueError(f"model must be a LinearAttentionICL; got {type(model).__name__}")
+    model._check(z)
+    checks.tensor("z", z)
+    if not isinstance(y, torch.Tensor) or y.shape != z.shape[:1]:
+        raise ValueError(f"y must be a ({z.shape[0]},) tensor of query labels; got {getattr(y, 'shape', y)!r}")
+    checks.tensor("y", y)
+    checks.nonnegative_number("fs_weight", fs_weight)
+    return _finetune_loss(model, z, y, fs_weight)
+
+
+def _finetune_loss(model: LinearAttentionICL, z: torch.Tensor, y: torch.Tensor, fs_weight: float) -> torch.Tensor:
     zs = ((model(z[:, -1:]) - y) ** 2).mean()
     if fs_weight == 0:
         return zs
@@ -272,7 +312,7 @@ def finetune_loss(model: LinearAttentionICL, z: torch.Tensor, y: torch.Tensor, f
 
 
 def fs_schedule(step: int, steps: int) -> float:
-    """The annealed auxiliary weight ``lambda_t = (T-1-t)/(T-1)``: 1 at the first step, 0 at the last (note §3.4)."""
+    """The annealed auxiliary weight ``lambda_t = (T-1-t)/(T-1)``: 1 at the first step, 0 at the last (docs §3.4)."""
     steps, step = _check_int("steps", steps, 1), _check_int("step", step, 0)
     if step >= steps:
         raise ValueError(f"step must be < steps={steps}; got {step}")
@@ -281,13 +321,16 @@ def fs_schedule(step: int, steps: int) -> float:
 
 def finetune(model: LinearAttentionICL, data: PairDataset, cfg: TrainConfig, *, subset: str = "v",
              objective: str = "zs", fs_anneal: bool = True, generator: torch.Generator | None = None) -> list[float]:
-    """Fine-tune ``subset`` of ``model`` in place on the target data (note §3.4); return the ZS losses.
+    """Fine-tune ``subset`` of ``model`` in place on the target data (docs §3.4); return the ZS losses.
 
     ``objective="zs"``: the zero-shot loss only. ``"zs+fs"``: plus the few-shot loss with weight annealed from 1 to
-    0 (``fs_anneal=False`` keeps it at 1, the pitfall of note §10, offered for comparison).
+    0 (``fs_anneal=False`` keeps it at 1, docs §6, offered for comparison).
     """
+    if not isinstance(model, LinearAttentionICL):
+        raise ValueError(f"model must be a LinearAttentionICL; got {type(model).__name__}")
     if objective not in OBJECTIVES:
         raise ValueError(f"objective must be one of {OBJECTIVES}; got {objective!r}")
+    _check_generator(generator)
     if not isinstance(data, PairDataset):
         raise ValueError(f"data must be a PairDataset; got {type(data).__name__}")
     if not isinstance(cfg, TrainConfig):
@@ -300,7 +343,7 @@ def finetune(model: LinearAttentionICL, data: PairDataset, cfg: TrainConfig, *, 
     for t in range(cfg.steps):
         z, y = data.prompts(cfg.n_shots, cfg.batch, generator)
         lam = 0.0 if objective == "zs" else (fs_schedule(t, cfg.steps) if fs_anneal else 1.0)
-        loss = finetune_loss(model, z, y, lam)
+        loss = _finetune_loss(model, z, y, lam)
         opt.step(loss)
         losses.append(float(loss.detach()))
     for p in model.parameters():
@@ -309,7 +352,7 @@ def finetune(model: LinearAttentionICL, data: PairDataset, cfg: TrainConfig, *, 
 
 
 class EvalSet:
-    """Fixed evaluation prompts for a list of tasks: common random numbers for every model compared (note §10).
+    """Fixed evaluation prompts for a list of tasks: common random numbers for every model compared (docs §3.1).
 
     Holds, per task and evaluation seed, ``batch`` prompts with ``max_shots`` demonstrations; the ``n``-shot
     error uses the first ``n`` demonstrations and the same query.
@@ -321,6 +364,15 @@ class EvalSet:
             raise ValueError("tasks must be a non-empty dict name -> (d,) task tensor")
         self.max_shots = _check_int("max_shots", max_shots, 0)
         _check_int("seeds", seeds, 1)
+        _check_int("batch", batch, 1)
+        _check_pos("sigma2", sigma2, allow_zero=True)
+        _check_pos("x_std", x_std)
+        checks.seed("seed", seed)
+        for name, theta in tasks.items():
+            if not isinstance(theta, torch.Tensor) or theta.dim() != 1:
+                raise ValueError(f"tasks[{name!r}] must be a (d,) tensor; got {getattr(theta, 'shape', theta)!r}")
+            checks.tensor(f"tasks[{name!r}]", theta)
+            _check_pool(pool, theta.shape[0])
         self.prompts: dict[str, list[tuple[torch.Tensor, torch.Tensor]]] = {}
         for i, (name, theta) in enumerate(tasks.items()):
             if not isinstance(theta, torch.Tensor) or theta.dim() != 1:
@@ -337,12 +389,14 @@ class EvalSet:
         """Mean squared error (noise included) at each number of demonstrations in ``shots``."""
         if task not in self.prompts:
             raise ValueError(f"task must be one of {list(self.prompts)}; got {task!r}")
-        shots = list(shots)
+        shots = [_check_int("shots", n, 0) for n in shots]
+        if any(n > self.max_shots for n in shots):
+            raise ValueError(f"shots must lie in [0, max_shots={self.max_shots}]; got {shots}")
         total = torch.zeros(len(shots), dtype=torch.float64)
         for z, y in self.prompts[task]:
             if hasattr(model, "shot_curve"):
                 pred = model.shot_curve(z, shots)
             else:
-                pred = torch.stack([model(truncate_shots(z, n)) for n in shots])
+                pred = torch.stack([model(_truncate_shots(z, n)) for n in shots])
             total += ((pred - y) ** 2).mean(1).double().cpu()
         return (total / len(self.prompts[task])).tolist()

@@ -1,4 +1,6 @@
-"""Softmax-transformer extension (note §6 C6, §7 full scale): the offline analogue of the paper's LLM experiment.
+"""Softmax-transformer extension (claims c6, full scale): the offline analogue of the paper's LLM experiment.
+
+See docs/papers/icl_finetuning.md §3.6.
 
 A small causal softmax transformer built from the shared :class:`icml26.nn.tiny_gpt.Block` reads tokens
 ``(x_j, y_j)`` (the query's ``y`` slot is 0) through a linear read-in, after a learned BOS token, and predicts
@@ -19,10 +21,11 @@ import math
 import torch
 from torch import nn
 
+from icml26 import checks
 from icml26.nn.lora import apply_lora
 from icml26.nn.tiny_gpt import Block, GPTConfig
 
-from .data import _check_int, sample_prompts, sample_tasks
+from .data import _check_generator, _check_int, _check_pos, _sample_prompts, sample_prompts, sample_tasks
 
 
 class SoftmaxICL(nn.Module):
@@ -31,6 +34,10 @@ class SoftmaxICL(nn.Module):
     def __init__(self, d: int, d_model: int = 64, n_layers: int = 2, n_heads: int = 4):
         super().__init__()
         self.d = _check_int("d", d, 1)
+        for name, value in (("d_model", d_model), ("n_layers", n_layers), ("n_heads", n_heads)):
+            checks.positive_int(name, value)
+        if d_model % n_heads:
+            raise ValueError(f"n_heads must divide d_model; got d_model={d_model}, n_heads={n_heads}")
         cfg = GPTConfig(vocab_size=1, d_model=d_model, n_heads=n_heads, n_layers=n_layers, context=512, rope=False)
         self.read_in = nn.Linear(d + 1, d_model)
         self.bos = nn.Parameter(0.02 * torch.randn(d_model))
@@ -48,6 +55,11 @@ class SoftmaxICL(nn.Module):
         return self.read_out(self.ln_f(h[:, -1])).squeeze(-1)
 
 
+def _check_model(model) -> None:
+    if not isinstance(model, SoftmaxICL):
+        raise TypeError(f"model must be a SoftmaxICL; got {type(model).__name__}")
+
+
 def _lora_targets(subset: str) -> tuple[str, ...]:
     table = {"all": ("q_proj", "k_proj", "v_proj"), "v": ("v_proj",), "qk": ("q_proj", "k_proj")}
     if subset not in table:
@@ -58,15 +70,19 @@ def _lora_targets(subset: str) -> tuple[str, ...]:
 def pretrain_softmax(model: SoftmaxICL, steps: int, batch: int, n_shots: int, lr: float, *, sigma2: float = 0.1,
                      generator: torch.Generator | None = None) -> list[float]:
     """Adam pretraining on fresh tasks; each step uses a random number of demonstrations in ``0..n_shots``."""
+    _check_model(model)
     steps, batch = _check_int("steps", steps, 0), _check_int("batch", batch, 1)
     n_shots = _check_int("n_shots", n_shots, 0)
+    checks.positive_number("lr", lr)
+    sigma2 = _check_pos("sigma2", sigma2, allow_zero=True)
+    _check_generator(generator)
     dev = next(model.parameters()).device
     opt = torch.optim.Adam(model.parameters(), lr=lr)
     losses = []
     for _ in range(steps):
         n = int(torch.randint(n_shots + 1, (1,), generator=generator, device=dev))
         theta = sample_tasks(batch, model.d, generator, device=dev)
-        z, y = sample_prompts(theta, n, batch, sigma2=sigma2, generator=generator)
+        z, y = _sample_prompts(theta, n, batch, sigma2, 1.0, None, generator)
         loss = ((model(z) - y) ** 2).mean()
         opt.zero_grad(set_to_none=True)
         loss.backward()
@@ -79,11 +95,21 @@ def pretrain_softmax(model: SoftmaxICL, steps: int, batch: int, n_shots: int, lr
 def lora_finetune(model: SoftmaxICL, theta0: torch.Tensor, subset: str, steps: int, batch: int, lr: float, rank: int,
                   *, sigma2: float = 0.1, generator: torch.Generator | None = None) -> SoftmaxICL:
     """A copy of ``model`` with LoRA on the ``subset`` projections, fine-tuned on the zero-shot loss of ``theta0``."""
+    _check_model(model)
+    if not isinstance(theta0, torch.Tensor) or theta0.shape != (model.d,):
+        raise ValueError(f"theta0 must be a ({model.d},) tensor; got {getattr(theta0, 'shape', theta0)!r}")
+    checks.tensor("theta0", theta0)
+    targets = _lora_targets(subset)
+    steps, batch = _check_int("steps", steps, 0), _check_int("batch", batch, 1)
+    checks.positive_number("lr", lr)
+    checks.positive_int("rank", rank)
+    sigma2 = _check_pos("sigma2", sigma2, allow_zero=True)
+    _check_generator(generator)
     tuned = copy.deepcopy(model)
-    params = apply_lora(tuned, rank=rank, alpha=2.0 * rank, targets=_lora_targets(subset))
+    params = apply_lora(tuned, rank=rank, alpha=2.0 * rank, targets=targets)
     opt = torch.optim.Adam(params, lr=lr)
-    for _ in range(_check_int("steps", steps, 0)):
-        z, y = sample_prompts(theta0, 0, batch, sigma2=sigma2, generator=generator)
+    for _ in range(steps):
+        z, y = _sample_prompts(theta0, 0, batch, sigma2, 1.0, None, generator)
         loss = ((tuned(z) - y) ** 2).mean()
         opt.zero_grad(set_to_none=True)
         loss.backward()
@@ -96,6 +122,14 @@ def lora_finetune(model: SoftmaxICL, theta0: torch.Tensor, subset: str, steps: i
 def unseen_error(model: nn.Module, n_shots: int, batch: int, d: int, *, sigma2: float = 0.1, seed: int = 99,
                  device="cpu") -> float:
     """Mean squared error on ``batch`` prompts with ``n_shots`` demonstrations of fresh random tasks."""
+    if not isinstance(model, nn.Module) or getattr(model, "d", d) != d:
+        raise TypeError(f"model must be an in-context regression module over d={d} features; got {model!r:.80}")
+    _check_int("n_shots", n_shots, 0)
+    _check_int("batch", batch, 1)
+    _check_int("d", d, 1)
+    _check_pos("sigma2", sigma2, allow_zero=True)
+    checks.seed("seed", seed)
+    checks.device("device", device)
     g = torch.Generator(device=device)
     g.manual_seed(seed)
     z, y = sample_prompts(sample_tasks(batch, d, g, device=device), n_shots, batch, sigma2=sigma2, generator=g)
@@ -105,6 +139,17 @@ def unseen_error(model: nn.Module, n_shots: int, batch: int, d: int, *, sigma2: 
 def run_softmax_extension(cfg: dict, *, d: int, sigma2: float, n_shots: int, theta0: torch.Tensor, device,
                           generator: torch.Generator | None = None) -> dict:
     """Pretrain one softmax model, LoRA-fine-tune it on {q,k,v} and on {v}; report errors and ratios (C6)."""
+    from .experiment import SOFTMAX_KEYS
+
+    checks.config("cfg", cfg, required=SOFTMAX_KEYS)
+    _check_int("d", d, 1)
+    _check_pos("sigma2", sigma2, allow_zero=True)
+    _check_int("n_shots", n_shots, 0)
+    if not isinstance(theta0, torch.Tensor) or theta0.shape != (d,):
+        raise ValueError(f"theta0 must be a ({d},) tensor; got {getattr(theta0, 'shape', theta0)!r}")
+    checks.tensor("theta0", theta0)
+    checks.device("device", device)
+    _check_generator(generator)
     model = SoftmaxICL(d, cfg["d_model"], cfg["n_layers"], cfg["n_heads"]).to(device)
     pretrain_softmax(model, cfg["pretrain_steps"], cfg["batch"], n_shots, cfg["lr"], sigma2=sigma2,
                      generator=generator)

@@ -140,8 +140,7 @@ def train_model(model, data: dict, steps: int, seed: int, lr=1e-3, weight_decay=
                 desc: str = "train") -> list:
     """AdamW on BCE + Dice (§3.8) for ``steps`` steps of ``batch`` pairs drawn with a seeded generator; only the
     parameters that get gradients are optimised (the encoder stays frozen)."""
-    if not isinstance(model, method.VSCDNet):
-        raise TypeError(f"model must be a VSCDNet; got {type(model).__name__}")
+    checks.instance("model", model, method.VSCDNet)
     checks.config("data", data, required=("qry", "ref", "mask", "tok_q", "tok_r", "overlap"))
     checks.nonnegative_int("steps", steps)
     checks.seed("seed", seed)
@@ -169,8 +168,7 @@ def train_model(model, data: dict, steps: int, seed: int, lr=1e-3, weight_decay=
 @torch.no_grad()
 def predict(model, data: dict, chunk: int = 4) -> dict:
     """Model outputs on every pair of ``data`` (in chunks): logits, candidates, weights, C_sp."""
-    if not isinstance(model, method.VSCDNet):
-        raise TypeError(f"model must be a VSCDNet; got {type(model).__name__}")
+    checks.instance("model", model, method.VSCDNet)
     checks.config("data", data, required=("qry", "ref", "tok_q", "tok_r", "overlap"))
     checks.positive_int("chunk", chunk)
     model.eval()

@@ -38,9 +38,7 @@ def _u(gen, lo, hi, *shape):
 
 
 def _check_gen(gen, name: str = "gen") -> torch.Generator:
-    if not isinstance(gen, torch.Generator):
-        raise TypeError(f"{name} must be a torch.Generator; got {type(gen).__name__}")
-    return gen
+    return checks.instance(name, gen, torch.Generator)
 
 
 def room_shell(gen: torch.Generator):
@@ -83,8 +81,7 @@ def change_scene(scene, gen: torch.Generator, n_changes: int, next_id: int):
     Returns ``(new_scene, changed_ids, next_id)``: ``changed_ids`` is a sorted list of every object id whose
     presence or placement differs between the two states.
     """
-    if not isinstance(scene, Scene):
-        raise TypeError(f"scene must be a Scene; got {type(scene).__name__}")
+    checks.instance("scene", scene, Scene)
     _check_gen(gen)
     checks.positive_int("n_changes", n_changes)
     checks.nonnegative_int("next_id", next_id)

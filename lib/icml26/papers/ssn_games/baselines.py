@@ -1,4 +1,6 @@
-"""Baselines of the paper and of the project (note §4), on the same cost scale (mat-vec equivalents).
+"""Baselines of the paper and of the project, on the same cost scale (mat-vec equivalents).
+
+See docs/papers/ssn_games.md §4.
 
 * the regret-matching family RM / RM+ / PRM+ (simultaneous as in the paper's tables, and alternating),
   with last / uniform / linear / quadratic averaging: :class:`RegretMatching` (in ``regret.py``);
@@ -31,7 +33,7 @@ def uniform_lift(op: DRSOperator) -> torch.Tensor:
 
 
 def drs_iterate(A: torch.Tensor, eta, iterations: int, record_every: int = 50) -> dict:
-    """Plain Douglas-Rachford iteration ``w <- T(w)`` from the uniform lift (note §3.2).
+    """Plain Douglas-Rachford iteration ``w <- T(w)`` from the uniform lift (docs/papers/ssn_games.md §3.1, §4).
 
     Cost: the Cholesky factor of ``I + eta^2 A A^T`` and ``A A^T`` once, then 3 mat-vec equivalents
     per iteration (2 products with ``A`` plus the two triangular solves, ~1). Returns the recorded
@@ -56,7 +58,10 @@ def drs_iterate(A: torch.Tensor, eta, iterations: int, record_every: int = 50) -
 
 
 def ssn_cold(A: torch.Tensor, eta, max_newton: int = 30, kappa: float = 1e-2, safeguard: bool = False) -> SSNResult:
-    """SSN from the uniform strategy (cold start), by default without the safeguard (note §4, claim 4)."""
+    """SSN from the uniform strategy (cold start), by default without the safeguard.
+
+    For the claim ``cold_ssn_fails`` (docs/papers/ssn_games.md §4).
+    """
     op = DRSOperator(A, eta)
     return ssn(op.A, uniform_lift(op), op.eta, kappa=kappa, max_newton=max_newton, safeguard=safeguard,
                tol=1e-12)

@@ -1,6 +1,6 @@
-"""Claims of the paper (note §6) as measurable functions of :func:`experiment.run`'s results.
+"""Claims of the paper (docs/papers/ssn_games.md §5) as measurable functions of :func:`experiment.run`'s results.
 
-Cost is in mat-vec equivalents (note §3.8). Where the note's wording needed a precise reading it
+Cost is in mat-vec equivalents (docs/papers/ssn_games.md §2). Where the abstract's wording needed a precise reading it
 is stated in the claim's statement (see also ``3_reproduce.ipynb``).
 """
 
@@ -11,7 +11,7 @@ import math
 from icml26.claims import Claim
 
 LOCAL_START = 1e-2   # the local phase: the final run of full Newton steps, from its first gap <= this.
-# The note asks for warm starts with gap <= 1e-4; with the line-search globalisation the full steps here
+# Our first protocol asked for warm starts with gap <= 1e-4; with the line-search globalisation the full steps here
 # start from gaps of ~1e-3, which is a harder test of the same statement (fewer steps from farther away).
 FLOOR = 1e-13        # gaps at or below this are at the floating-point floor: no order is measured
 
@@ -161,7 +161,7 @@ WHY_SCALING_TIME_RATIO = ("wall-clock ratios 12.0, 5.8, 4.5 on seeds 0-2, measur
 
 CLAIMS = [
     Claim("ssn_local_steps",
-          "Once the Newton phase takes full steps (from gap <= 1e-2; note: <= 1e-4), it reaches gap <= 1e-12 "
+          "Once the Newton phase takes full steps (from gap <= 1e-2; first plan: <= 1e-4), it reaches gap <= 1e-12 "
           "within 6 steps",
           metric=local_steps, op="<=", threshold={"quick": 6, "standard": 6, "full": 6}, kind="paper",
           paper_value="local quadratic convergence (Theorem 4)", source="§4, Theorem 4"),
@@ -188,7 +188,8 @@ CLAIMS = [
     Claim("hybrid_matches_lp",
           "Hybrid game value matches linprog(HiGHS) to <= 1e-7",
           metric=lp_value_error, op="<=", threshold={"quick": 1e-7, "standard": 1e-7, "full": 1e-7}, kind="check",
-          paper_value="(project check; LP baseline requested by reviewers)", source="ICLR reviews; note §4"),
+          paper_value="(project check; LP baseline requested by reviewers)",
+          source="ICLR 2026 reviews (LP baseline); docs/papers/ssn_games.md §4"),
     Claim("hybrid_certificate",
           "Hybrid duality-gap certificate <= 1e-10 on every game",
           metric=hybrid_max_gap, op="<=", threshold={"quick": 1e-10, "standard": 1e-10, "full": 1e-10}, kind="paper",
@@ -204,7 +205,7 @@ CLAIMS = [
     Claim("equal_supports",
           "At the solution the two players' support sizes are equal (nondegenerate random games)",
           metric=support_mismatch, op="<=", threshold=dict(ALL), kind="check",
-          paper_value="(structure sanity, note §6.6)", source="note §6 claim 6"),
+          paper_value="(structure sanity)", source="docs/papers/ssn_games.md §5 (our check)"),
     Claim("newton_matrix_nonsingular",
           "V = I - D + eta M D is nonsingular at the solution (condition number < 1e12)",
           metric=max_cond, op="<", threshold={"quick": 1e12, "standard": 1e12, "full": 1e12}, kind="check",

@@ -1,7 +1,9 @@
-"""The experiment behind the claims (note §6, §7): random zero-sum matrix games, hybrid vs baselines.
+"""The experiment behind the claims: random zero-sum matrix games, hybrid vs baselines.
+
+See docs/papers/ssn_games.md §2 and §5.
 
 ``run(config, device, seed)`` draws ``games`` Gaussian games of size ``n x m`` (seeded by ``seed``) and
-measures, in mat-vec equivalents (note §3.8) and seconds:
+measures, in mat-vec equivalents (docs/papers/ssn_games.md §2) and seconds:
 
 * the hybrid PRM+ -> SSN (adaptive switch; Algorithm 1) and its cost to reach ``target``;
 * PRM+ simultaneous and alternating (last / uniform / linear / quadratic averages tracked in one run)

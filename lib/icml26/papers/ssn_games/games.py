@@ -1,4 +1,4 @@
-"""Matrix-game helpers shared by the method and the baselines (paper §2; note §3.1, §3.8).
+"""Matrix-game helpers shared by the method and the baselines (paper §1; docs/papers/ssn_games.md §1-§2).
 
 Convention: ``A`` has shape ``(B, n, m)`` (a batch of ``B`` games) or ``(n, m)``; the row player
 ``x in Delta_n`` minimises and the column player ``y in Delta_m`` maximises ``x^T A y``. Cost is
@@ -35,7 +35,10 @@ def check_games(A, name: str = "A") -> torch.Tensor:
 
 def random_games(batch: int, n: int, m: int, *, distribution: str = "gaussian", seed: int = 0,
                  device="cpu", dtype=torch.float64) -> torch.Tensor:
-    """``batch`` i.i.d. random games ``(batch, n, m)``: N(0,1), U[0,1] or +-1 entries, seeded (§7 of the note)."""
+    """``batch`` i.i.d. random games ``(batch, n, m)``: N(0,1), U[0,1] or +-1 entries, seeded.
+
+    See docs/papers/ssn_games.md §2.
+    """
     for label, v in (("batch", batch), ("n", n), ("m", m)):
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:
             raise ValueError(f"{label} must be a positive integer; got {v!r}")
@@ -92,7 +95,7 @@ def _matvecs(A, x, y):
 
 
 def duality_gap(A: torch.Tensor, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-    """``max_j (A^T x)_j - min_i (A y)_i >= 0`` (note §3.1), batched; 2 mat-vec equivalents."""
+    """``max_j (A^T x)_j - min_i (A y)_i >= 0`` (docs/papers/ssn_games.md §1), batched; 2 mat-vec equivalents."""
     _check_pair(A, x, y)
     return _duality_gap(A, x, y)
 

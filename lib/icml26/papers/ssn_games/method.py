@@ -1,18 +1,18 @@
 """The paper's method: DRS fixed-point residual solved by a regularized semismooth Newton method,
-globalised by a PRM+ warm start (hybrid, Algorithm 1 of the paper; formulas from note §3.2-§3.7).
+globalised by a PRM+ warm start (hybrid, Algorithm 1 of the paper; formulas inferred: docs/papers/ssn_games.md §3).
 
-Notation (note §3.1-§3.4). ``z = (x, y)``, ``M = [[0, A], [-A^T, 0]]``, ``P`` = block-wise simplex
+Notation (docs/papers/ssn_games.md §3.1-§3.2). ``z = (x, y)``, ``M = [[0, A], [-A^T, 0]]``, ``P`` = block-wise simplex
 projection, ``R = (I + eta M)^{-1}``. The DRS operator on the *lifted* variable ``w in R^{n+m}`` is
 ``T(w) = w - P(w) + R(2P(w) - w)`` and ``z* = P(w*)`` at a fixed point. Its residual
 ``F(w) = w - T(w)`` has the same zeros as the normal map ``G(w) = (I + eta M) F(w) = w - P(w) + eta M P(w)``
 (inverse-free). A generalized Jacobian of ``G`` is ``V = I - D + eta M D`` with
 ``D = blkdiag(D_n, D_m)`` the simplex-projection Jacobians (:mod:`icml26.optim.simplex`).
 
-Newton step (note §3.5, *inferred* from the regularized SSN of Xiao, Li, Wen & Zhang 2018):
+Newton step (docs/papers/ssn_games.md §3.3, *inferred* from the regularized SSN of Xiao, Li, Wen & Zhang 2018):
 ``regularize="normal_map"``: ``(V + mu I) d = -G`` with ``mu = kappa ||G||``;
 ``regularize="drs"``:        ``(V + mu (I + eta M)) d = -G`` with ``mu = kappa ||F||``.
 Safeguard (*inferred*): accept ``w + d`` only if ``||G(w + d)|| <= nu ||G(w)||``; otherwise stop and
-hand control back to PRM+ (option (b) of the note). The certificate is always the duality gap of
+hand control back to PRM+ (``globalization="fallback"``). The certificate is always the duality gap of
 ``P(w)``, which is feasible.
 """
 
@@ -58,7 +58,10 @@ def _check_eta(eta, B: int, A: torch.Tensor) -> torch.Tensor:
 
 
 def default_eta(A: torch.Tensor, scale: float = 1.0, iterations: int = 30) -> tuple[torch.Tensor, int]:
-    """``eta = scale / ||A||_2`` per game (power iteration, note §3.7) and its cost in mat-vec equivalents."""
+    """``eta = scale / ||A||_2`` per game (power iteration) and its cost in mat-vec equivalents.
+
+    See docs/papers/ssn_games.md §3.1.
+    """
     if not isinstance(scale, (int, float)) or isinstance(scale, bool) or not scale > 0 or math.isinf(scale):
         raise ValueError(f"scale must be a positive finite number; got {scale!r}")
     sigma, cost = spectral_norm(A, iterations)
@@ -66,7 +69,7 @@ def default_eta(A: torch.Tensor, scale: float = 1.0, iterations: int = 30) -> tu
 
 
 class DRSOperator:
-    """The DRS fixed-point map of note §3.2 for a batch of games, with its residuals and Jacobian.
+    """The DRS fixed-point map (docs/papers/ssn_games.md §3.1) for a batch of games, with its residuals and Jacobian.
 
     ``A``: ``(B, n, m)`` or ``(n, m)``; ``eta``: number or ``(B,)`` tensor. The resolvent ``R`` uses a
     Cholesky factor of ``I + eta^2 A A^T`` (Schur complement), built on first use.
@@ -126,7 +129,10 @@ class DRSOperator:
         return w - p + self.eta[:, None] * self.M(p)
 
     def lift(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-        """Warm start ``w0 = z - eta M z = (x - eta A y, y + eta A^T x)`` (note §3.3): ``P(w0) = z`` at equilibrium."""
+        """Warm start ``w0 = z - eta M z = (x - eta A y, y + eta A^T x)``; ``P(w0) = z`` if z is an equilibrium.
+
+        See docs/papers/ssn_games.md §3.5.
+        """
         z = torch.cat([x, y], dim=-1)
         return z - self.eta[:, None] * self.M(z)
 
@@ -167,7 +173,7 @@ class DRSOperator:
         return out
 
     def gap(self, w: torch.Tensor) -> torch.Tensor:
-        """Duality gap of the feasible pair ``P(w)`` (the certificate, note §10)."""
+        """Duality gap of the feasible pair ``P(w)`` (the certificate, docs/papers/ssn_games.md §3.3)."""
         x, y = _split(self.P(w), self.n)
         return _duality_gap(self.A, x, y)
 
@@ -229,14 +235,16 @@ def _check_newton(dtype, kappa, nu, tol, max_newton, regularize, globalization):
 def ssn(A: torch.Tensor, w0: torch.Tensor, eta, *, kappa: float = 1e-2, nu: float = 0.9, tol: float = 1e-12,
         max_newton: int = 30, regularize: str = "normal_map", safeguard: bool = True,
         globalization: str = "linesearch", sigma: float = 1e-4, max_backtracks: int = 30) -> SSNResult:
-    """Regularized semismooth Newton on the DRS residual from ``w0`` for a batch of games (note §3.5).
+    """Regularized semismooth Newton on the DRS residual from ``w0`` for a batch of games.
+
+    See docs/papers/ssn_games.md §3.3.
 
     Every game iterates until its gap ``gap(P(w)) <= tol`` (converged), a step is rejected by the
     safeguard (failed; only with ``safeguard=True``), the linear solve fails or produces non-finite
     values, or ``max_newton`` steps were attempted.
 
     Safeguard (``safeguard=True``): the full step is accepted when ``||G(w+d)|| <= nu ||G(w)||``.
-    Otherwise ``globalization="fallback"`` stops (hands back to PRM+, the note's option (b));
+    Otherwise ``globalization="fallback"`` stops (hands the game back to PRM+);
     ``globalization="linesearch"`` (*project choice*, a standard damped-Newton globalisation) tries
     ``w + t d`` for ``t = 1/2, 1/4, ...`` (``max_backtracks`` times) and accepts the first with
     ``||G(w + t d)|| <= (1 - sigma t) ||G(w)||``; only if none passes does the game stop. Damped steps
@@ -359,7 +367,9 @@ def hybrid(A: torch.Tensor, *, switch: str = "adaptive", T0="auto", growth: floa
            alternating: bool = True, eta_scale: float = 1.0, kappa: float = 1e-2, nu: float = 0.9,
            tol: float = 1e-12, max_newton: int = 30, regularize: str = "normal_map",
            globalization: str = "linesearch", balance: bool = True, min_newton: int = 8) -> HybridResult:
-    """Hybrid PRM+ -> SSN (Algorithm 1 of the paper; switching rules *inferred*, note §3.7), batched.
+    """Hybrid PRM+ -> SSN (Algorithm 1 of the paper; switching rules *inferred*), batched.
+
+    See docs/papers/ssn_games.md §3.5.
 
     ``switch="adaptive"`` (HPSSN-like): run PRM+ in chunks ``T0, g T0, g^2 T0, ...`` (``g = growth``; continuing, not
     restarting); after each chunk try a safeguarded Newton phase from each warm start in

@@ -1,4 +1,6 @@
-"""The regret-matching family on a batch of matrix games: RM, RM+, PRM+ (note §3.6), batched in torch.
+"""The regret-matching family on a batch of matrix games: RM, RM+, PRM+, batched in torch.
+
+See docs/papers/ssn_games.md §3.4.
 
 Row player (minimiser): loss ``A y``, instantaneous regret ``r^x = <A y, x> 1 - A y``. Column player
 (maximiser): utility ``A^T x``, regret ``r^y = A^T x - <A^T x, y> 1``. RM keeps the cumulative regret

@@ -1,4 +1,4 @@
-"""Baselines of §4/§7 of the note, as score functions compatible with :mod:`.method`.
+"""Baselines (docs/papers/strategic_pfn.md §4), as score functions compatible with :mod:`.method`.
 
 * the **base PFN** with the clean context (``method.pfn_rule``), the main foundation-model baseline;
 * classical tabular models trained on clean data (scikit-learn): logistic regression,
@@ -18,7 +18,9 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from .method import _check_cost, _check_rows, move_direction
+from icml26 import checks
+
+from .method import _check_cost, _check_labels, _check_rows, _move_direction
 
 CLASSICAL = ("lr", "hgb", "mlp")
 
@@ -44,10 +46,10 @@ class ClassicalRule:
 
     def __init__(self, name: str, x_ctx: torch.Tensor, y_ctx: torch.Tensor, seed: int = 0):
         x_ctx = _check_rows("x_ctx", x_ctx)
-        if y_ctx.shape != x_ctx.shape[:2]:
-            raise ValueError(f"y_ctx must have shape {tuple(x_ctx.shape[:2])}; got {tuple(y_ctx.shape)}")
+        _check_labels("y_ctx", y_ctx, x_ctx.shape[:2])
         if name not in CLASSICAL:
             raise ValueError(f"name must be one of {CLASSICAL}; got {name!r}")
+        checks.seed("seed", seed)
         self.name = name
         X, y = x_ctx.detach().cpu().numpy(), y_ctx.detach().cpu().numpy()
         self.models = []
@@ -78,9 +80,14 @@ class ClassicalRule:
 
 def fit_classical(names, x_ctx: torch.Tensor, y_ctx: torch.Tensor, seed: int = 0) -> dict[str, ClassicalRule]:
     """Fit each named classical baseline (``"lr"``, ``"hgb"``, ``"mlp"``) on the clean context."""
+    if isinstance(names, str):
+        raise TypeError(f"names must be a list of names drawn from {CLASSICAL}, not a string; got {names!r}")
     names = list(names)
     if not names or any(n not in CLASSICAL for n in names):
         raise ValueError(f"names must be a non-empty list drawn from {CLASSICAL}; got {names}")
+    x_ctx = _check_rows("x_ctx", x_ctx)
+    _check_labels("y_ctx", y_ctx, x_ctx.shape[:2])
+    checks.seed("seed", seed)
     return {n: ClassicalRule(n, x_ctx, y_ctx, seed) for n in names}
 
 
@@ -90,11 +97,14 @@ def strategic_lr(lr_rule: ClassicalRule, cost: torch.Tensor, budget: float):
     Returns a score function ``s'(x) = w.x + b - budget * sqrt(w^T C^-1 w)``: an agent with budget
     ``<= budget`` can reach ``s' >= 0`` only if it already had ``s >= 0``.
     """
-    if not (isinstance(budget, (int, float)) and budget >= 0):
-        raise ValueError(f"budget must be a number >= 0; got {budget!r}")
+    checks.nonnegative_number("budget", budget)
+    if not isinstance(lr_rule, ClassicalRule) or lr_rule.name != "lr":
+        raise TypeError(f"lr_rule must be a ClassicalRule named 'lr'; got {lr_rule!r:.80}")
+    if not isinstance(cost, torch.Tensor):
+        raise TypeError(f"cost must be a tensor of shape (d,) or (R, d); got {type(cost).__name__}")
     w, b = lr_rule.linear()
     cost = _check_cost(cost.cpu(), w.shape[-1])
-    _, gain = move_direction(w, cost)
+    _, gain = _move_direction(w, cost)
     b_shift = b - budget * gain
 
     def score(x: torch.Tensor) -> torch.Tensor:

@@ -1,14 +1,14 @@
-"""Offline data for the strategic-classification experiments (§7 of the note).
+"""Offline data for the strategic-classification experiments (docs/papers/strategic_pfn.md §2).
 
 * :func:`strategic_gauss`: class-conditional Gaussians with means ``+-mu`` (decaying over features)
   under a random rotation, a mask of mutable features and anisotropic per-feature costs;
 * :func:`credit_like`: a synthetic credit table whose default risk is a logistic SCM with interactions;
 * :func:`breast_cancer_task`: scikit-learn's bundled breast-cancer table (6 most predictive features,
-  3 of them mutable), the offline real-data fallback named in the note.
+  3 of them mutable), our offline real-data substitute.
 
 All loaders return a :class:`StrategicTask`, batched over ``R`` independent repetitions, standardised
 with the statistics of the clean **context** rows (the deployed model's statistics; never
-re-standardised on manipulated data, §10 of the note).
+re-standardised on manipulated data, docs §2).
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ import math
 from dataclasses import dataclass
 
 import torch
+
+from icml26 import checks
 
 
 @dataclass
@@ -46,6 +48,12 @@ def _check_pos_int(name, v, lo=1):
         raise ValueError(f"{name} must be an integer >= {lo}; got {v!r}")
 
 
+def _check_common(generator, device) -> None:
+    if generator is not None and not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator or None; got {type(generator).__name__}")
+    checks.device("device", device)
+
+
 def default_costs(d: int, n_mutable: int, anisotropy: float = 4.0, device="cpu") -> torch.Tensor:
     """Per-feature quadratic costs: the first ``n_mutable`` features cost ``1 .. anisotropy`` (geometric
     spacing, normalised to geometric mean 1), the others are immutable (``inf``)."""
@@ -53,8 +61,9 @@ def default_costs(d: int, n_mutable: int, anisotropy: float = 4.0, device="cpu")
     _check_pos_int("n_mutable", n_mutable, lo=0)
     if n_mutable > d:
         raise ValueError(f"n_mutable must be <= d={d}; got {n_mutable}")
-    if not anisotropy >= 1:
+    if not checks.finite_number("anisotropy", anisotropy) >= 1:
         raise ValueError(f"anisotropy must be >= 1; got {anisotropy}")
+    checks.device("device", device)
     c = torch.full((d,), math.inf, device=device)
     if n_mutable:
         e = torch.linspace(-0.5, 0.5, n_mutable, device=device) if n_mutable > 1 else torch.zeros(1, device=device)
@@ -77,13 +86,19 @@ def strategic_gauss(R: int, n_ctx: int, n_test: int, d: int = 6, n_mutable: int 
     """Two balanced Gaussian classes ``N(+-mu, I)`` rotated by a random orthogonal matrix per repetition.
 
     ``mu_j`` decays geometrically (``decay**j``) and is scaled to ``|2 mu| = 2 * separation``, so the
-    Bayes accuracy is ``Phi(separation)`` (about 0.86 at 1.1, the note's pilot). The first
+    Bayes accuracy is ``Phi(separation)`` (about 0.86 at 1.1, as in our first pilot). The first
     ``n_mutable`` coordinates (after rotation) are mutable with anisotropic costs (:func:`default_costs`).
     """
     for name, v, lo in (("R", R, 1), ("n_ctx", n_ctx, 2), ("n_test", n_test, 1), ("d", d, 1), ("n_extra", n_extra, 0)):
         _check_pos_int(name, v, lo)
-    if not separation > 0 or not 0 < decay <= 1:
-        raise ValueError(f"separation must be > 0 and decay in (0, 1]; got {separation}, {decay}")
+    checks.positive_number("separation", separation)
+    checks.in_range("decay", decay, 0.0, 1.0, low_open=True)
+    _check_pos_int("n_mutable", n_mutable, lo=0)
+    if n_mutable > d:
+        raise ValueError(f"n_mutable must be <= d={d}; got {n_mutable}")
+    if not checks.finite_number("anisotropy", anisotropy) >= 1:
+        raise ValueError(f"anisotropy must be >= 1; got {anisotropy}")
+    _check_common(generator, device)
     g = generator if generator is not None else torch.Generator(device=device).manual_seed(seed)
     n = n_ctx + n_test + n_extra
     mu = decay ** torch.arange(d, device=device, dtype=torch.float32)
@@ -108,6 +123,7 @@ def credit_like(R: int, n_ctx: int, n_test: int, n_extra: int = 0, generator: to
     """
     for name, v, lo in (("R", R, 1), ("n_ctx", n_ctx, 2), ("n_test", n_test, 1), ("n_extra", n_extra, 0)):
         _check_pos_int(name, v, lo)
+    _check_common(generator, device)
     g = generator if generator is not None else torch.Generator(device=device).manual_seed(seed)
     n = n_ctx + n_test + n_extra
     e = lambda: torch.randn((R, n), generator=g, device=device)  # noqa: E731
@@ -135,11 +151,14 @@ def breast_cancer_task(R: int, n_ctx: int = 256, n_features: int = 6, n_mutable:
     """
     from sklearn.datasets import load_breast_cancer
 
+    _check_pos_int("R", R)
+    _check_pos_int("n_features", n_features)
+    _check_pos_int("n_ctx", n_ctx, lo=2)
+    _check_pos_int("n_mutable", n_mutable, lo=0)
+    _check_common(generator, device)
     data = load_breast_cancer()
     X = torch.tensor(data.data, dtype=torch.float32, device=device)
     y = torch.tensor(data.target, dtype=torch.long, device=device)
-    _check_pos_int("R", R)
-    _check_pos_int("n_features", n_features)
     if not 2 <= n_ctx < X.shape[0]:
         raise ValueError(f"n_ctx must lie in [2, {X.shape[0] - 1}]; got {n_ctx}")
     if n_features > X.shape[1] or not 0 <= n_mutable <= n_features:

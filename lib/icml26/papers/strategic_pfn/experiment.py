@@ -1,9 +1,11 @@
-"""The experiment of §6/§7: base PFN vs Strategic PFN vs classical baselines under manipulation.
+"""The experiment: base PFN vs Strategic PFN vs classical baselines under manipulation.
+
+See docs/papers/strategic_pfn.md §2-§5.
 
 ``run(config, device, seed)``:
 
-1. pretrains a tiny PFN at run time on the linear + MLP-SCM classification prior (§9);
-2. draws ``reps`` independent ``strategic_gauss`` tasks (the note's "seeds"; each with its own
+1. pretrains a tiny PFN at run time on the linear + MLP-SCM classification prior (docs §3.6);
+2. draws ``reps`` independent ``strategic_gauss`` tasks (each with its own
    rotation, context, test and spare rows), standardised with clean-context statistics;
 3. for each budget ``r`` (protocol **P1**: test agents respond to the deployed base PFN ``h_0``)
    measures accuracy / false-positive rate of: base PFN, SPN-replace, SPN-augment, the oracle PFN,
@@ -21,6 +23,7 @@ import time
 
 import torch
 
+from icml26 import checks
 from icml26.data import priors
 from icml26.nn.pfn import TinyPFN, train_pfn
 
@@ -58,12 +61,44 @@ CONFIGS = {
 }
 
 
+PFN_KEYS = ("d_max", "d_model", "n_layers", "n_heads", "d_ff", "steps", "batch_size", "n_ctx", "n_qry", "lr",
+            "prior_weights")
+DATA_KEYS = ("d", "n_mutable", "n_ctx", "n_test", "reps", "separation", "anisotropy")
+RUN_KEYS = ("pfn", "data", "budgets", "response", "agents", "classical", "misspecified")
+
+
+def _check_budgets(name: str, budgets) -> list:
+    if isinstance(budgets, (str, bytes)) or not hasattr(budgets, "__iter__"):
+        raise TypeError(f"{name} must be a list of budgets; got {type(budgets).__name__}")
+    for i, r in enumerate(budgets):
+        checks.nonnegative_number(f"{name}[{i}]", r)
+    return budgets
+
+
+def _check_eval_config(config) -> None:
+    checks.config("config", config, required=("budgets", "response", "agents", "classical", "misspecified"))
+    checks.one_of("config['response']", config["response"], method.RESPONSES)
+    checks.config("config['agents']", config["agents"], required=("pi", "random_budget"))
+    _check_budgets("config['budgets']", config["budgets"])
+
+
+def _check_eval_inputs(model, task, seed) -> None:
+    if not isinstance(model, TinyPFN) or model.task != "cls":
+        raise TypeError(f"model must be a classification TinyPFN; got {type(model).__name__}")
+    if not isinstance(task, data.StrategicTask):
+        raise TypeError(f"task must be a StrategicTask; got {type(task).__name__}")
+    checks.seed("seed", seed)
+
+
 def _key(r: float) -> str:
     return f"{float(r):g}"
 
 
 def pretrain_pfn(cfg: dict, device, seed: int) -> tuple[TinyPFN, dict]:
     """Train the tiny PFN of ``cfg`` (a ``CONFIGS[...]["pfn"]`` dict) on the linear + MLP-SCM prior."""
+    checks.config("cfg", cfg, required=PFN_KEYS)
+    checks.device("device", device)
+    checks.seed("seed", seed)
     arch = {k: cfg[k] for k in ("d_max", "d_model", "n_layers", "n_heads", "d_ff")}
     torch.manual_seed(seed)
     model = TinyPFN(task="cls", **arch).to(device)
@@ -78,13 +113,25 @@ def pretrain_pfn(cfg: dict, device, seed: int) -> tuple[TinyPFN, dict]:
 
 def accuracy(scores: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     """Per-task accuracy of the rule ``scores >= 0``; ``(R,)``."""
+    _check_scores(scores, y)
     return ((scores >= 0).long() == y).float().mean(-1)
 
 
 def false_positive_rate(scores: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     """Per-task ``P(accept | y = 0)``; ``(R,)``."""
+    _check_scores(scores, y)
     neg = (y == 0).float()
     return ((scores >= 0).float() * neg).sum(-1) / neg.sum(-1).clamp_min(1)
+
+
+def _check_scores(scores, y) -> None:
+    checks.tensor("scores", scores, ndim=2, finite=False)  # an infinite score is a sure decision
+    if scores.is_floating_point() and bool(torch.isnan(scores).any()):
+        raise ValueError("scores must not hold NaN")
+    if not isinstance(y, torch.Tensor) or y.shape != scores.shape:
+        raise ValueError(f"y must be a label tensor of the scores' shape {tuple(scores.shape)}; got "
+                         f"{getattr(y, 'shape', type(y).__name__)}")
+    checks.tensor("y", y)
 
 
 def _record(store: dict, name: str, r, scores, y):
@@ -96,6 +143,12 @@ def _record(store: dict, name: str, r, scores, y):
 def evaluate_budgets(model: TinyPFN, task: data.StrategicTask, config: dict, seed: int,
                      budgets=None, classical=None, misspecified=None) -> dict:
     """Protocol P1 over ``budgets``: every method's accuracy / FPR on the manipulated test set."""
+    _check_eval_inputs(model, task, seed)
+    _check_eval_config(config)
+    if budgets is not None:
+        _check_budgets("budgets", budgets)
+    if classical is not None and (isinstance(classical, str) or any(n not in baselines.CLASSICAL for n in classical)):
+        raise ValueError(f"classical must be a list drawn from {baselines.CLASSICAL}; got {classical!r}")
     dev = task.x_ctx.device
     g = torch.Generator(device=dev).manual_seed(seed + 7)
     budgets = config["budgets"] if budgets is None else budgets
@@ -150,6 +203,11 @@ def evaluate_budgets(model: TinyPFN, task: data.StrategicTask, config: dict, see
 
 def evaluate_p2(model: TinyPFN, task: data.StrategicTask, config: dict, seed: int) -> dict:
     """Protocol P2: test agents respond to the evaluated rule itself (one-shot and iterated SPN)."""
+    _check_eval_inputs(model, task, seed)
+    checks.config("config", config, required=("p2_budgets", "rounds", "response", "agents"))
+    checks.one_of("config['response']", config["response"], method.RESPONSES)
+    _check_budgets("config['p2_budgets']", config["p2_budgets"])
+    checks.positive_int("config['rounds']", config["rounds"])
     dev = task.x_ctx.device
     g = torch.Generator(device=dev).manual_seed(seed + 11)
     ag, resp, out = config["agents"], config["response"], {}
@@ -183,8 +241,17 @@ def run(config: dict, device="cpu", seed: int = 0) -> dict:
         raise ValueError("config must be a dict like CONFIGS['quick'] (keys pfn, data, budgets, ...)")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
-    if any(not r >= 0 for r in config["budgets"]):
-        raise ValueError(f"budgets must be >= 0; got {config['budgets']}")
+    checks.config("config", config, required=RUN_KEYS)
+    checks.config("config['pfn']", config["pfn"], required=PFN_KEYS)
+    checks.config("config['data']", config["data"], required=DATA_KEYS)
+    for key in ("reps", "n_test", "d"):
+        checks.positive_int(f"config['data']['{key}']", config["data"][key])
+    checks.positive_int("config['pfn']['steps']", config["pfn"]["steps"])
+    _check_eval_config(config)
+    if config.get("p2_budgets"):
+        _check_budgets("config['p2_budgets']", config["p2_budgets"])
+        checks.positive_int("config['rounds']", config.get("rounds"))
+    checks.device("device", device)
     device = torch.device(device)
     t0 = time.perf_counter()
     model, info = pretrain_pfn(config["pfn"], device, seed)

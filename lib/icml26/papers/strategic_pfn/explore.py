@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from icml26 import checks
+from icml26.nn.pfn import TinyPFN
 from icml26.viz import PALETTE, figure
 
 from . import data, method
@@ -45,6 +47,11 @@ def plot_best_response(model=None, budget: float = 1.0, pi: float = 1.0, anisotr
         raise ValueError(f"mutable must be 'both' or 'x1 only'; got {mutable!r}")
     if not 0 <= pi <= 1 or budget < 0:
         raise ValueError(f"need budget >= 0 and pi in [0, 1]; got {budget}, {pi}")
+    checks.nonnegative_number("budget", budget)
+    checks.probability("pi", pi)
+    checks.seed("seed", seed)
+    if model is not None and (not isinstance(model, TinyPFN) or model.task != "cls"):
+        raise TypeError(f"model must be a classification TinyPFN or None; got {type(model).__name__}")
     task = data.strategic_gauss(1, 160, 400, d=2, n_mutable=2, anisotropy=anisotropy, separation=1.1, seed=seed)
     cost = task.cost.clone()
     if mutable == "x1 only":

@@ -1,4 +1,6 @@
-"""Strategic PFN (SPN): prior alignment by strategic in-context examples (§3 of the note).
+"""Strategic PFN (SPN): prior alignment by strategic in-context examples.
+
+Section numbers below are those of docs/papers/strategic_pfn.md (the paper's method section was not available to us).
 
 Everything here is batched over ``R`` independent tasks: rows are ``(R, n, d)`` tensors.
 
@@ -8,11 +10,11 @@ Everything here is batched over ``R`` independent tasks: rows are ``(R, n, d)`` 
   The budget ``r`` is the largest move in the cost norm ``|d|_C = sqrt(d^T C d)`` an agent accepts
   (``u = r^2 / 2``), in standardised feature units. For a linear score ``s = w.x + b`` the cheapest
   crossing move is along ``C^-1 w`` with length ``-s / sqrt(w^T C^-1 w)`` (:func:`linear_best_response`).
-* Black-box rules (the PFN) are handled by a *linear surrogate* (option (a) of §3.2, inferred)
+* Black-box rules (the PFN) are handled by a *linear surrogate* (``"surrogate"``, §3.2, inferred)
   fitted to the rule's own logits, optionally followed by a *line search* along the surrogate
-  direction that checks the true decision (option (c)), or by *gradient* responses through the
-  differentiable PFN (option (b)). Agents the rule already accepts never move, and agents never
-  use their label (§10 pitfalls).
+  direction that checks the true decision (``"line"``), or by *gradient* responses through the
+  differentiable PFN (``"gradient"``). Agents the rule already accepts never move, and agents never
+  use their label (§3.2, §6).
 * SPN (§3.4): build the strategic context ``D_s = {(Delta_{h_0}(x_i), y_i)}`` and predict the
   (manipulated) queries with the same frozen PFN conditioned on ``D_s`` (``"replace"``) or on
   ``D + D_s`` (``"augment"``); the iterated variant repeats the construction against its own rule
@@ -27,6 +29,7 @@ from dataclasses import dataclass
 
 import torch
 
+from icml26 import checks
 from icml26.nn.pfn import TinyPFN
 
 RESPONSES = ("surrogate", "line", "gradient")
@@ -37,13 +40,28 @@ def _check_rows(name: str, x) -> torch.Tensor:
     if not isinstance(x, torch.Tensor) or x.ndim != 3 or not x.is_floating_point():
         raise ValueError(f"{name} must be a float tensor of shape (R, n, d); got "
                          f"{getattr(x, 'shape', type(x).__name__)}")
-    if not torch.isfinite(x).all():
-        raise ValueError(f"{name} must be finite")
-    return x
+    return checks.tensor(name, x)
+
+
+def _check_labels(name: str, y, shape) -> torch.Tensor:
+    if not isinstance(y, torch.Tensor) or y.shape != shape:
+        raise ValueError(f"{name} must be a tensor of shape {tuple(shape)}; got "
+                         f"{getattr(y, 'shape', type(y).__name__)}")
+    return checks.tensor(name, y)
+
+
+def _check_model(model) -> TinyPFN:
+    if not isinstance(model, TinyPFN) or model.task != "cls":
+        raise TypeError(f"model must be a classification TinyPFN; got {type(model).__name__}")
+    return model
+
+
+def _check_threshold(threshold) -> float:
+    return checks.in_range("threshold", threshold, 0.0, 1.0, low_open=True, high_open=True)
 
 
 def _check_cost(cost, d: int) -> torch.Tensor:
-    if not isinstance(cost, torch.Tensor) or cost.shape[-1] != d or cost.ndim not in (1, 2):
+    if not isinstance(cost, torch.Tensor) or cost.ndim not in (1, 2) or cost.shape[-1] != d or not cost.numel():
         raise ValueError(f"cost must be a tensor of shape (d,) or (R, d) with d={d}; got "
                          f"{getattr(cost, 'shape', type(cost).__name__)}")
     if torch.isnan(cost).any() or (cost <= 0).any():
@@ -52,9 +70,14 @@ def _check_cost(cost, d: int) -> torch.Tensor:
 
 
 def _budget(budget, shape, device) -> torch.Tensor:
-    r = torch.as_tensor(budget, dtype=torch.float32, device=device)
-    if torch.isnan(r).any() or (r < 0).any():
-        raise ValueError(f"budget must be >= 0; got {budget!r}")
+    if isinstance(budget, bool):
+        raise TypeError(f"budget must be a number or a tensor; got {budget!r}")
+    try:
+        r = torch.as_tensor(budget, dtype=torch.float32, device=device)
+    except (TypeError, ValueError, RuntimeError) as exc:
+        raise TypeError(f"budget must be a number or a tensor; got {type(budget).__name__} ({exc})") from None
+    if not r.numel() or not torch.isfinite(r).all() or (r < 0).any():
+        raise ValueError(f"budget must be finite and >= 0; got {budget!r}")
     try:
         return r.expand(shape)
     except RuntimeError as exc:
@@ -64,7 +87,7 @@ def _budget(budget, shape, device) -> torch.Tensor:
 # --------------------------------------------------------------------------- agents
 @dataclass(frozen=True)
 class Agents:
-    """Who manipulates and how much (§3.4 item 4, inferred variants).
+    """Who manipulates and how much (docs §3.2, inferred variants).
 
     ``budget``: the budget ``r`` (cost-norm units); ``pi``: probability that an agent is strategic;
     ``random_budget``: per-agent budgets ``r_i ~ U[0, budget]`` instead of a common ``r``.
@@ -77,8 +100,9 @@ class Agents:
     def __post_init__(self):
         if not (isinstance(self.budget, (int, float)) and self.budget >= 0 and math.isfinite(self.budget)):
             raise ValueError(f"budget must be a finite number >= 0; got {self.budget!r}")
-        if not 0.0 <= self.pi <= 1.0:
-            raise ValueError(f"pi must lie in [0, 1]; got {self.pi!r}")
+        checks.probability("pi", self.pi)
+        if not isinstance(self.random_budget, bool):
+            raise TypeError(f"random_budget must be a bool; got {self.random_budget!r}")
 
     def draw(self, shape, generator: torch.Generator | None, device) -> torch.Tensor:
         """Per-agent budgets ``(R, n)``: 0 for non-strategic agents. Never looks at labels."""
@@ -97,6 +121,14 @@ class Agents:
 # --------------------------------------------------------------------------- linear responses
 def cost_norm(delta: torch.Tensor, cost: torch.Tensor) -> torch.Tensor:
     """``sqrt(delta^T C delta)`` per row (``inf`` if an immutable feature moved)."""
+    delta = _check_rows("delta", delta)
+    _check_cost(cost, delta.shape[-1])
+    if cost.ndim == 2 and cost.shape[0] != delta.shape[0]:
+        raise ValueError(f"cost of shape (R, d) must have R={delta.shape[0]} rows; got {cost.shape[0]}")
+    return _cost_norm(delta, cost)
+
+
+def _cost_norm(delta: torch.Tensor, cost: torch.Tensor) -> torch.Tensor:
     moved = delta != 0
     c = torch.where(moved, cost.expand_as(delta) if cost.ndim == 1 else cost[:, None, :].expand_as(delta),
                     torch.zeros_like(delta))
@@ -111,6 +143,12 @@ def _inv_cost(cost: torch.Tensor) -> torch.Tensor:
 def move_direction(w: torch.Tensor, cost: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """Unit (cost-norm) direction of the cheapest score increase, ``C^-1 w / sqrt(w^T C^-1 w)``, and
     ``sqrt(w^T C^-1 w)`` (score gained per unit of cost-norm distance). Shapes ``(R, d)``, ``(R,)``."""
+    checks.tensor("w", w, ndim=2)
+    _check_cost(cost, w.shape[-1])
+    return _move_direction(w, cost)
+
+
+def _move_direction(w: torch.Tensor, cost: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     inv = _inv_cost(cost)
     cw = inv * w
     gain = torch.sqrt((w * cw).sum(-1))
@@ -129,11 +167,12 @@ def linear_best_response(X: torch.Tensor, w: torch.Tensor, b: torch.Tensor, cost
     R, n, d = X.shape
     if w.shape != (R, d) or b.shape != (R,):
         raise ValueError(f"w must be (R, d)={R, d} and b (R,)={R,}; got {tuple(w.shape)}, {tuple(b.shape)}")
+    checks.tensor("w", w)
+    checks.tensor("b", b)
     cost = _check_cost(cost, d)
-    if not margin >= 0:
-        raise ValueError(f"margin must be >= 0; got {margin}")
+    checks.nonnegative_number("margin", margin)
     r = _budget(budget, (R, n), X.device)
-    u, gain = move_direction(w, cost)
+    u, gain = _move_direction(w, cost)
     s = torch.einsum("rnd,rd->rn", X, w) + b[:, None]
     dist = -s / gain.clamp_min(1e-12)[:, None] + margin
     move = (s < 0) & (dist <= r) & (gain[:, None] > 0)
@@ -144,8 +183,13 @@ def fit_linear_surrogate(X: torch.Tensor, logits: torch.Tensor, ridge: float = 1
     """Weighted least squares ``logit ~ w.x + b`` per task, weights ``p(1-p) + 0.01`` (near-boundary rows
     count most), logits clipped to ``[-clip, clip]``. Returns ``w (R, d)``, ``b (R,)`` (float32)."""
     X = _check_rows("X", X)
-    if logits.shape != X.shape[:2]:
-        raise ValueError(f"logits must have shape {tuple(X.shape[:2])}; got {tuple(logits.shape)}")
+    _check_labels("logits", logits, X.shape[:2])
+    checks.nonnegative_number("ridge", ridge)
+    checks.positive_number("clip", clip)
+    return _fit_linear_surrogate(X, logits, ridge, clip)
+
+
+def _fit_linear_surrogate(X: torch.Tensor, logits: torch.Tensor, ridge: float = 1e-3, clip: float = 8.0):
     z = logits.double().clamp(-clip, clip)
     p = torch.sigmoid(z)
     wt = p * (1 - p) + 0.01
@@ -164,7 +208,7 @@ ScoreFn = Callable[[torch.Tensor], torch.Tensor]
 def best_response(score_fn: ScoreFn, X: torch.Tensor, cost: torch.Tensor, budget, method: str = "line",
                   surrogate_X: torch.Tensor | None = None, margin: float = 1e-3, n_grid: int = 8,
                   steps: int = 50, lr: float = 0.05, kappa: float = 4.0) -> torch.Tensor:
-    """Best responses of agents at ``X`` to the black-box rule ``score_fn >= 0`` (§3.2 (a)-(c)).
+    """Best responses of agents at ``X`` to the black-box rule ``score_fn >= 0`` (§3.2).
 
     ``surrogate``: closed form for a linear surrogate fitted to ``score_fn`` on ``surrogate_X`` (default
     ``X``), kept only where the true rule then accepts. ``line``: additionally searches distances
@@ -173,23 +217,35 @@ def best_response(score_fn: ScoreFn, X: torch.Tensor, cost: torch.Tensor, budget
     (which must then be differentiable), projected back to ``x`` unless accepted within budget.
     Agents already accepted, or with no accepted point within budget, stay where they are.
     """
+    if not callable(score_fn):
+        raise TypeError(f"score_fn must be callable (rows -> scores); got {type(score_fn).__name__}")
     X = _check_rows("X", X)
     R, n, d = X.shape
     cost = _check_cost(cost, d)
-    if method not in RESPONSES:
-        raise ValueError(f"method must be one of {RESPONSES}; got {method!r}")
+    checks.one_of("method", method, RESPONSES)
     if isinstance(n_grid, bool) or not isinstance(n_grid, int) or n_grid < 1:
         raise ValueError(f"n_grid must be an integer >= 1; got {n_grid!r}")
+    if surrogate_X is not None:
+        _check_rows("surrogate_X", surrogate_X)
+        if surrogate_X.shape[0] != R or surrogate_X.shape[-1] != d:
+            raise ValueError(f"surrogate_X must have shape (R={R}, m, d={d}); got {tuple(surrogate_X.shape)}")
+    checks.nonnegative_number("margin", margin)
+    checks.positive_int("steps", steps)
+    checks.positive_number("lr", lr)
+    checks.positive_number("kappa", kappa)
     r = _budget(budget, (R, n), X.device)
     with torch.no_grad():
         s0 = score_fn(X)
+    if not isinstance(s0, torch.Tensor) or s0.shape != (R, n):
+        raise ValueError(f"score_fn must map rows (R, n, d) to scores (R, n)={R, n}; got "
+                         f"{getattr(s0, 'shape', type(s0).__name__)}")
     rejected = s0 < 0
     if method == "gradient":
         return _gradient_response(score_fn, X, cost, r, rejected, steps, lr, kappa)
-    ref = X if surrogate_X is None else _check_rows("surrogate_X", surrogate_X)
+    ref = X if surrogate_X is None else surrogate_X
     with torch.no_grad():
-        w, b = fit_linear_surrogate(ref, score_fn(ref))
-        u, gain = move_direction(w, cost)
+        w, b = _fit_linear_surrogate(ref, score_fn(ref))
+        u, gain = _move_direction(w, cost)
         s = torch.einsum("rnd,rd->rn", X, w) + b[:, None]
         d0 = (-s / gain.clamp_min(1e-12)[:, None]).clamp_min(0) + margin
         if method == "surrogate":
@@ -224,7 +280,7 @@ def _gradient_response(score_fn, X, cost, r, rejected, steps, lr, kappa):
     with torch.no_grad():
         step = delta.detach() * mutable
         accepted = score_fn(X + step) >= 0
-        within = cost_norm(step, cost) <= r + 1e-6
+        within = _cost_norm(step, cost) <= r + 1e-6
         moves = rejected & accepted & within
         return X + torch.where(moves[..., None], step, torch.zeros_like(step))
 
@@ -233,15 +289,32 @@ def _gradient_response(score_fn, X, cost, r, rejected, steps, lr, kappa):
 def pfn_scores(model: TinyPFN, x_ctx: torch.Tensor, y_ctx: torch.Tensor, x: torch.Tensor,
                threshold: float = 0.5, chunk_size: int = 4096) -> torch.Tensor:
     """Decision score of the PFN rule ``1[q(1 | x, D) >= threshold]``: ``logit q(1|x,D) - logit(threshold)``."""
-    if not 0 < threshold < 1:
-        raise ValueError(f"threshold must lie in (0, 1); got {threshold}")
+    _check_pfn_context(model, x_ctx, y_ctx, threshold)
+    _check_rows("x", x)
+    checks.positive_int("chunk_size", chunk_size)
+    return _pfn_scores(model, x_ctx, y_ctx, x, threshold, chunk_size)
+
+
+def _check_pfn_context(model, x_ctx, y_ctx, threshold) -> None:
+    _check_model(model)
+    _check_rows("x_ctx", x_ctx)
+    _check_labels("y_ctx", y_ctx, x_ctx.shape[:2])
+    _check_threshold(threshold)
+
+
+def _pfn_scores(model, x_ctx, y_ctx, x, threshold=0.5, chunk_size=4096):
     out = model.predict(x_ctx, y_ctx, x, chunk_size=chunk_size)
     return (out[..., 1] - out[..., 0]) - math.log(threshold / (1 - threshold))
 
 
 def pfn_rule(model: TinyPFN, x_ctx: torch.Tensor, y_ctx: torch.Tensor, threshold: float = 0.5) -> ScoreFn:
     """The deployed PFN rule as a score function (differentiable in the query rows)."""
-    return lambda x: pfn_scores(model, x_ctx, y_ctx, x, threshold)
+    _check_pfn_context(model, x_ctx, y_ctx, threshold)
+    return _pfn_rule(model, x_ctx, y_ctx, threshold)
+
+
+def _pfn_rule(model, x_ctx, y_ctx, threshold=0.5) -> ScoreFn:
+    return lambda x: _pfn_scores(model, x_ctx, y_ctx, x, threshold)
 
 
 # --------------------------------------------------------------------------- SPN
@@ -253,13 +326,15 @@ def context_rule_factory(model: TinyPFN, x_ctx: torch.Tensor, y_ctx: torch.Tenso
                          threshold: float = 0.5) -> RuleFactory:
     """:data:`RuleFactory` for a PFN rule whose context ``(x_ctx, y_ctx)`` stacks ``k >= 1`` blocks of ``n``
     rows (one block per agent: D, D_s, or D + D_s); ``keep`` selects agents in every block."""
+    _check_pfn_context(model, x_ctx, y_ctx, threshold)
+    checks.positive_int("n", n)
     if x_ctx.shape[1] % n:
         raise ValueError(f"x_ctx must hold a multiple of n={n} rows; got {x_ctx.shape[1]}")
     reps = x_ctx.shape[1] // n
 
     def factory(keep: torch.Tensor) -> ScoreFn:
         kk = keep.repeat(reps)
-        return pfn_rule(model, x_ctx[:, kk], y_ctx[:, kk], threshold)
+        return _pfn_rule(model, x_ctx[:, kk], y_ctx[:, kk], threshold)
 
     return factory
 
@@ -276,13 +351,18 @@ def strategic_context(rule: ScoreFn | RuleFactory, x_ctx: torch.Tensor, y_ctx: t
     ``variant="replace"`` returns ``D_s``; ``"augment"`` returns ``D + D_s``. Labels never reach the
     response model.
     """
+    if not callable(rule):
+        raise TypeError(f"rule must be a score function or a rule factory; got {type(rule).__name__}")
     x_ctx = _check_rows("x_ctx", x_ctx)
-    if variant not in VARIANTS:
-        raise ValueError(f"variant must be one of {VARIANTS}; got {variant!r}")
-    if y_ctx.shape != x_ctx.shape[:2]:
-        raise ValueError(f"y_ctx must have shape {tuple(x_ctx.shape[:2])}; got {tuple(y_ctx.shape)}")
-    if isinstance(cross_fit, bool) or not isinstance(cross_fit, int) or cross_fit < 0 or cross_fit == 1:
-        raise ValueError(f"cross_fit must be 0 (off) or an integer >= 2; got {cross_fit!r}")
+    checks.one_of("variant", variant, VARIANTS)
+    checks.one_of("method", method, RESPONSES)
+    _check_labels("y_ctx", y_ctx, x_ctx.shape[:2])
+    _check_cost(cost, x_ctx.shape[-1])
+    _check_cross_fit(cross_fit)
+    if not isinstance(agents, Agents):
+        raise TypeError(f"agents must be an Agents; got {type(agents).__name__}")
+    if generator is not None and not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator or None; got {type(generator).__name__}")
     n = x_ctx.shape[1]
     budgets = agents.draw(x_ctx.shape[:2], generator, x_ctx.device)
     if cross_fit:
@@ -300,6 +380,12 @@ def strategic_context(rule: ScoreFn | RuleFactory, x_ctx: torch.Tensor, y_ctx: t
     if variant == "augment":
         return torch.cat([x_ctx, xs], 1), torch.cat([y_ctx, y_ctx], 1)
     return xs, y_ctx.clone()
+
+
+def _check_cross_fit(cross_fit) -> int:
+    if isinstance(cross_fit, bool) or not isinstance(cross_fit, int) or cross_fit < 0 or cross_fit == 1:
+        raise ValueError(f"cross_fit must be 0 (off) or an integer >= 2; got {cross_fit!r}")
+    return cross_fit
 
 
 @dataclass
@@ -323,6 +409,14 @@ class StrategicPFN:
     def __post_init__(self):
         if not isinstance(self.model, TinyPFN) or self.model.task != "cls":
             raise ValueError("model must be a classification TinyPFN")
+        if not isinstance(self.cost, torch.Tensor) or self.cost.ndim not in (1, 2) or not self.cost.numel():
+            raise ValueError(f"cost must be a non-empty tensor of shape (d,) or (R, d); got "
+                             f"{getattr(self.cost, 'shape', type(self.cost).__name__)}")
+        _check_cost(self.cost, self.cost.shape[-1])
+        if not isinstance(self.agents, Agents):
+            raise TypeError(f"agents must be an Agents; got {type(self.agents).__name__}")
+        _check_threshold(self.threshold)
+        _check_cross_fit(self.cross_fit)
         if isinstance(self.rounds, bool) or not isinstance(self.rounds, int) or self.rounds < 1:
             raise ValueError(f"rounds must be an integer >= 1; got {self.rounds!r}")
         if self.variant not in VARIANTS:

@@ -1,12 +1,12 @@
-"""The models of note §4, trained on equal footing by :func:`fit_nn` (same optimiser, epochs, batch
-size, width and early stopping on a validation split):
+"""The models of docs/papers/tabular_uncertainty.md §4, trained on equal footing by :func:`fit_nn`
+(same optimiser, epochs, batch size, width and early stopping on a validation split):
 
 * :class:`MLPRegressor` - plain MLP, or MLP-LR / LRLR / PLR / PLE with an embedding from
   :mod:`.embeddings` (and the paper's triplet term, see :mod:`.method`);
 * :class:`TabM` - BatchEnsemble-style parameter-efficient ensemble; ``variant="mini"`` (one
   per-member elementwise adapter on the input, shared backbone, per-member heads) or ``"full"``
   (adapters in every layer). Trained on the **mean of the k member losses**, predicts their mean;
-* :func:`knn_predict` - k-nearest-neighbour label averaging (the retrieval mechanism, §3.3);
+* :func:`knn_predict` - k-nearest-neighbour label averaging (the retrieval mechanism, docs §3.3);
 * :class:`ModernNCALite` - softmax(-distance^2) weighted training labels in a learned space, with
   stochastic candidate subsampling during training;
 * :func:`fit_gbdt` - scikit-learn ``HistGradientBoostingRegressor`` (the GBDT baseline).
@@ -21,7 +21,11 @@ import numpy as np
 import torch
 from torch import nn
 
-from .embeddings import make_embedding
+from icml26 import checks
+
+from .embeddings import KINDS, make_embedding
+
+TRIPLET_OPTIONS = ("q", "margin", "normalize", "generator")
 
 
 def _as_tensor(name, a, device, ndim):
@@ -31,6 +35,50 @@ def _as_tensor(name, a, device, ndim):
     if not torch.isfinite(t).all():
         raise ValueError(f"{name} must be finite")
     return t
+
+
+def _check_sizes(**sizes) -> None:
+    for name, value in sizes.items():
+        checks.positive_int(name, value)
+
+
+def _check_embedding(embedding) -> None:
+    if embedding not in KINDS:
+        raise ValueError(f"embedding must be one of {KINDS}; got {embedding!r}")
+
+
+def _check_dropout(dropout) -> None:
+    checks.finite_number("dropout", dropout)
+    if not 0 <= dropout < 1:
+        raise ValueError(f"dropout must lie in [0, 1); got {dropout!r}")
+
+
+def _check_generator(generator) -> None:
+    if generator is not None and not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator or None; got {type(generator).__name__}")
+
+
+def _check_model(model, need_loss: bool = True) -> None:
+    if not isinstance(model, nn.Module) or (need_loss and not callable(getattr(model, "loss", None))):
+        what = "a torch module with a loss(x, y) method" if need_loss else "a torch module"
+        raise TypeError(f"model must be {what}; got {type(model).__name__}")
+
+
+def _check_triplet_kwargs(kw) -> None:
+    checks.config("triplet_kwargs", kw, allowed=TRIPLET_OPTIONS)
+    if "q" in kw:
+        checks.in_range("triplet_kwargs['q']", kw["q"], 0.0, 0.5, low_open=True)
+    if "margin" in kw:
+        checks.nonnegative_number("triplet_kwargs['margin']", kw["margin"])
+    _check_generator(kw.get("generator"))
+
+
+def _gbdt_options(name: str, kw) -> None:
+    """``kw`` holds only options of ``HistGradientBoostingRegressor`` that :func:`fit_gbdt` does not set itself."""
+    from sklearn.ensemble import HistGradientBoostingRegressor
+
+    allowed = set(HistGradientBoostingRegressor().get_params()) - {"max_iter", "random_state", "early_stopping"}
+    checks.config(name, kw, allowed=allowed)
 
 
 def _mlp(d_in: int, width: int, n_blocks: int, dropout: float) -> nn.Sequential:
@@ -43,12 +91,18 @@ def _mlp(d_in: int, width: int, n_blocks: int, dropout: float) -> nn.Sequential:
 
 class MLPRegressor(nn.Module):
     """(Embedding ->) MLP ``n_blocks x width`` -> scalar. ``triplet`` = (weight, kwargs) adds the
-    auxiliary triplet loss of §3.4 on the flattened embedding (only with an embedding)."""
+    auxiliary triplet loss of docs §3.4 on the flattened embedding (only with an embedding)."""
 
     def __init__(self, n_features: int, width: int = 64, n_blocks: int = 2, dropout: float = 0.0,
                  embedding: str = "none", d_embedding: int = 16, X_train=None, triplet_weight: float = 0.0,
                  triplet_kwargs: dict | None = None, **emb_kw):
         super().__init__()
+        _check_sizes(n_features=n_features, width=width, n_blocks=n_blocks)
+        _check_dropout(dropout)
+        _check_embedding(embedding)
+        checks.nonnegative_number("triplet_weight", triplet_weight)
+        if triplet_kwargs is not None:
+            _check_triplet_kwargs(triplet_kwargs)
         self.emb = make_embedding(embedding, n_features, d_embedding, X_train=X_train, **emb_kw)
         d_in = n_features * d_embedding if self.emb is not None else n_features
         self.backbone = _mlp(d_in, width, n_blocks, dropout)
@@ -74,9 +128,9 @@ class MLPRegressor(nn.Module):
         pred = self.head(self.backbone(z)).squeeze(-1)
         loss = ((pred - y) ** 2).mean()
         if self.triplet_weight > 0:
-            from .method import triplet_loss
+            from .method import _triplet_loss
 
-            loss = loss + self.triplet_weight * triplet_loss(z, y, **self.triplet_kwargs)
+            loss = loss + self.triplet_weight * _triplet_loss(z, y, **self.triplet_kwargs)
         return loss
 
 
@@ -85,6 +139,7 @@ class EnsembleLinear(nn.Module):
 
     def __init__(self, k: int, a: int, b: int):
         super().__init__()
+        _check_sizes(k=k, a=a, b=b)
         bound = 1 / math.sqrt(a)
         self.weight = nn.Parameter(torch.empty(k, a, b).uniform_(-bound, bound))
         self.bias = nn.Parameter(torch.empty(k, b).uniform_(-bound, bound))
@@ -98,6 +153,8 @@ class BatchEnsembleLinear(nn.Module):
 
     def __init__(self, k: int, a: int, b: int, generator: torch.Generator | None = None):
         super().__init__()
+        _check_sizes(k=k, a=a, b=b)
+        _check_generator(generator)
         self.linear = nn.Linear(a, b, bias=False)
         self.r = nn.Parameter(_random_signs((k, a), generator))
         self.s = nn.Parameter(_random_signs((k, b), generator))
@@ -113,8 +170,8 @@ def _random_signs(shape, generator=None):
 
 
 class TabM(nn.Module):
-    """TabM / TabM-mini (note §4): ``forward`` returns member predictions ``(B, k)``; ``loss`` is the
-    mean of the ``k`` member MSEs (not the MSE of the mean, pitfall §10); ``predict`` averages."""
+    """TabM / TabM-mini (docs §4): ``forward`` returns member predictions ``(B, k)``; ``loss`` is the
+    mean of the ``k`` member MSEs (not the MSE of the mean, docs §4); ``predict`` averages."""
 
     def __init__(self, n_features: int, k: int = 8, width: int = 64, n_blocks: int = 2, dropout: float = 0.0,
                  variant: str = "mini", embedding: str = "none", d_embedding: int = 16, X_train=None, **emb_kw):
@@ -123,6 +180,9 @@ class TabM(nn.Module):
             raise ValueError(f"k must be a positive integer; got {k!r}")
         if variant not in ("mini", "full"):
             raise ValueError(f"variant must be 'mini' or 'full'; got {variant!r}")
+        _check_sizes(n_features=n_features, width=width, n_blocks=n_blocks)
+        _check_dropout(dropout)
+        _check_embedding(embedding)
         self.k, self.variant = k, variant
         self.emb = make_embedding(embedding, n_features, d_embedding, X_train=X_train, **emb_kw)
         d_in = n_features * d_embedding if self.emb is not None else n_features
@@ -161,6 +221,8 @@ class ModernNCALite(nn.Module):
     def __init__(self, n_features: int, width: int = 64, embedding: str = "none", d_embedding: int = 16,
                  X_train=None, sample_rate: float = 0.3, **emb_kw):
         super().__init__()
+        _check_sizes(n_features=n_features, width=width)
+        _check_embedding(embedding)
         if not 0 < sample_rate <= 1:
             raise ValueError(f"sample_rate must be in (0, 1]; got {sample_rate}")
         self.emb = make_embedding(embedding, n_features, d_embedding, X_train=X_train, **emb_kw)
@@ -201,12 +263,17 @@ def fit_nn(model: nn.Module, X, y, X_val, y_val, epochs: int = 40, lr: float = 1
     """Adam on ``model.loss`` with minibatches; keeps the weights with the best validation MSE
     (early stopping after ``patience`` epochs without improvement; ``None`` = never stop early).
     Returns ``{"best_epoch", "val_mse", "epochs_run", "history"}``."""
+    _check_model(model)
+    checks.device("device", device)
     device = torch.device(device)
     for name, v in (("epochs", epochs), ("batch_size", batch_size)):
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:
             raise ValueError(f"{name} must be a positive integer; got {v!r}")
-    if not lr > 0:
-        raise ValueError(f"lr must be > 0; got {lr}")
+    checks.positive_number("lr", lr)
+    checks.nonnegative_number("weight_decay", weight_decay)
+    if patience is not None:
+        checks.positive_int("patience", patience)
+    checks.seed("seed", seed)
     X, y = _as_tensor("X", X, device, 2), _as_tensor("y", y, device, 1)
     X_val, y_val = _as_tensor("X_val", X_val, device, 2), _as_tensor("y_val", y_val, device, 1)
     if X.shape[0] != y.shape[0] or X_val.shape[0] != y_val.shape[0]:
@@ -246,6 +313,8 @@ def fit_nn(model: nn.Module, X, y, X_val, y_val, epochs: int = 40, lr: float = 1
 @torch.no_grad()
 def predict(model: nn.Module, X, device="cpu") -> np.ndarray:
     """``model(X)`` as a float64 NumPy vector."""
+    _check_model(model, need_loss=False)
+    checks.device("device", device)
     model.eval()
     return model(_as_tensor("X", X, torch.device(device), 2)).double().cpu().numpy()
 
@@ -256,6 +325,12 @@ def knn_indices(Z_ref: torch.Tensor, Z_q: torch.Tensor, k: int, exclude_self: bo
     """Indices ``(n_q, k)`` of the ``k`` nearest reference rows (Euclidean), computed in query chunks."""
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise ValueError(f"k must be a positive integer; got {k!r}")
+    checks.tensor("Z_ref", Z_ref, dtype_kind="float")
+    checks.tensor("Z_q", Z_q, dtype_kind="float")
+    checks.positive_int("chunk", chunk)
+    if exclude_self and Z_q.shape[0] > Z_ref.shape[0]:
+        raise ValueError(f"Z_q must be (a prefix of) Z_ref when exclude_self; got {Z_q.shape[0]} > "
+                         f"{Z_ref.shape[0]} rows")
     if Z_ref.ndim != 2 or Z_q.ndim != 2 or Z_ref.shape[1] != Z_q.shape[1]:
         raise ValueError(f"Z_ref and Z_q must be 2-D with equal widths; got {tuple(Z_ref.shape)}, {tuple(Z_q.shape)}")
     if k + int(exclude_self) > Z_ref.shape[0]:
@@ -271,11 +346,14 @@ def knn_indices(Z_ref: torch.Tensor, Z_q: torch.Tensor, k: int, exclude_self: bo
 
 def knn_predict(X_train, y_train, X_query, k: int = 20, device="cpu") -> np.ndarray:
     """k-NN regression: the mean target of the ``k`` nearest training rows (retrieval as label averaging)."""
+    checks.device("device", device)
     device = torch.device(device)
     Xt, yt = _as_tensor("X_train", X_train, device, 2), _as_tensor("y_train", y_train, device, 1)
     Xq = _as_tensor("X_query", X_query, device, 2)
     if Xt.shape[0] != yt.shape[0]:
         raise ValueError("X_train and y_train must have the same number of rows")
+    if Xq.shape[1] != Xt.shape[1]:
+        raise ValueError(f"X_query must have {Xt.shape[1]} columns like X_train; got {Xq.shape[1]}")
     return yt[knn_indices(Xt, Xq, k)].mean(1).double().cpu().numpy()
 
 
@@ -285,6 +363,11 @@ def fit_gbdt(X, y, max_iter: int = 200, learning_rate: float = 0.1, seed: int = 
 
     if isinstance(max_iter, bool) or not isinstance(max_iter, int) or max_iter < 1:
         raise ValueError(f"max_iter must be a positive integer; got {max_iter!r}")
+    checks.positive_number("learning_rate", learning_rate)
+    checks.seed("seed", seed)
+    checks.array("X", X, ndim=2)
+    checks.array("y", y, ndim=1)
+    _gbdt_options("kw", kw)
     X, y = np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.float64)
     if X.ndim != 2 or y.ndim != 1 or X.shape[0] != y.shape[0]:
         raise ValueError(f"X must be (n, d) and y (n,); got {X.shape}, {y.shape}")

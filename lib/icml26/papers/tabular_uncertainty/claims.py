@@ -1,7 +1,7 @@
-"""Claims C1-C6 of §6 of the note, read from :func:`.experiment.run`'s results.
+"""Claims C1-C6 (docs/papers/tabular_uncertainty.md §5), read from :func:`.experiment.run`'s results.
 
-The paper's figures are uncertainty *plots* (no table numbers were available to the note), so
-``paper_value`` quotes the qualitative statement; thresholds are the note's.
+The paper's figures are uncertainty *plots* and no table numbers were available to us, so
+``paper_value`` quotes the qualitative statement; thresholds are our margins (docs §5).
 """
 
 from __future__ import annotations

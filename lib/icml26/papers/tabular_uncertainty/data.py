@@ -1,8 +1,8 @@
-"""Offline data with known uncertainty (note §7): ``hetero_sine``, ``sawtooth`` and a torch prior for the PFN.
+"""Offline data with known uncertainty (docs §2): ``hetero_sine``, ``sawtooth`` and a torch prior for the PFN.
 
 Every generator returns ``(X, y, f, var)`` as float64 NumPy arrays: inputs ``(n, d)``, noisy targets,
 the noiseless regression function ``f(x)`` and the true noise variance ``Var(y | x)`` (the data
-uncertainty ``u`` of §3.1 of the note), so that excess error against ``f`` can be measured.
+uncertainty ``u`` of docs/papers/tabular_uncertainty.md §3.1), so that excess error against ``f`` can be measured.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import math
 import numpy as np
 import torch
 
+from icml26 import checks
 from icml26.data.priors import make_generator, standardize
 
 
@@ -27,16 +28,18 @@ def _sigmoid(z):
 
 def sine_params(d: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """Amplitudes ``a_j ~ U[0.5, 1.5]`` and frequencies ``w_j ~ U[1.5, 4]`` fixed by ``seed``."""
+    _check_n("d", d)
+    checks.seed("seed", seed)
     rng = np.random.default_rng([int(seed), 7])
     return rng.uniform(0.5, 1.5, d), rng.uniform(1.5, 4.0, d)
 
 
 def hetero_sine(n: int, d: int = 4, seed: int = 0, noise_ratio: float = 20.0, noise_scale: float = 1.0,
                 sigma_min: float = 0.05, noise_dir: str = "axis", draw_seed: int | None = None):
-    """The ``hetero_sine`` task of note §7: ``f(x) = sum_j a_j sin(w_j x_j) + 0.5 x_1 x_2`` on ``U[-1,1]^d``.
+    """The ``hetero_sine`` task (docs §2): ``f(x) = sum_j a_j sin(w_j x_j) + 0.5 x_1 x_2`` on ``U[-1,1]^d``.
 
     ``log sigma(x) = log sigma_min + log(noise_ratio) * sigmoid(4 t)`` with ``t = x_3`` (``noise_dir="axis"``)
-    or ``t = (x_3 + x_4) / sqrt 2`` (``"combo"``, the pitfall-§10 variant), so sigma runs smoothly from
+    or ``t = (x_3 + x_4) / sqrt 2`` (``"combo"``, docs §6), so sigma runs smoothly from
     ``sigma_min`` to ``sigma_min * noise_ratio`` (0.05 -> 1.0 by default). ``y = f + noise_scale * sigma * eps``
     (``noise_scale`` is the global multiplier ``s`` of claim C3). ``seed`` fixes ``f``; ``draw_seed``
     (default ``seed``) the sample.
@@ -47,12 +50,14 @@ def hetero_sine(n: int, d: int = 4, seed: int = 0, noise_ratio: float = 20.0, no
         raise ValueError(f"noise_dir must be 'axis' or 'combo'; got {noise_dir!r}")
     if noise_dir == "combo" and d < 4:
         raise ValueError(f"d must be >= 4 for noise_dir='combo'; got {d}")
+    checks.finite_number("noise_ratio", noise_ratio)
     if not noise_ratio >= 1:
         raise ValueError(f"noise_ratio must be >= 1; got {noise_ratio}")
-    if not noise_scale >= 0:
-        raise ValueError(f"noise_scale must be >= 0; got {noise_scale}")
-    if not sigma_min > 0:
-        raise ValueError(f"sigma_min must be > 0; got {sigma_min}")
+    checks.nonnegative_number("noise_scale", noise_scale)
+    checks.positive_number("sigma_min", sigma_min)
+    checks.seed("seed", seed)
+    if draw_seed is not None:
+        checks.seed("draw_seed", draw_seed)
     a, w = sine_params(d, seed)
     rng = np.random.default_rng([int(seed if draw_seed is None else draw_seed), 11])
     X = rng.uniform(-1.0, 1.0, (n, d))
@@ -66,7 +71,7 @@ def hetero_sine(n: int, d: int = 4, seed: int = 0, noise_ratio: float = 20.0, no
 
 def sawtooth(n: int, seed: int = 0, k: float = 4.0, sigma_low: float = 0.05, sigma_high: float = 0.5,
              d: int = 2):
-    """2-D sawtooth (note §7, inferred design): ``f = frac(k x_1) + 0.3 x_2`` on ``U[-1,1]^2``.
+    """2-D sawtooth (docs §2, inferred design): ``f = frac(k x_1) + 0.3 x_2`` on ``U[-1,1]^2``.
 
     The noise sd moves smoothly (sigmoid of ``8 x_2``) from ``sigma_low`` (``x_2 < 0``) to ``sigma_high``.
     With ``d = 1`` the second input is dropped (``f = frac(k x)``, noise from ``x``'s sign), for 1-D plots.
@@ -74,10 +79,10 @@ def sawtooth(n: int, seed: int = 0, k: float = 4.0, sigma_low: float = 0.05, sig
     n = _check_n("n", n)
     if d not in (1, 2):
         raise ValueError(f"d must be 1 or 2; got {d!r}")
-    if not k > 0:
-        raise ValueError(f"k must be > 0; got {k}")
-    if not (sigma_low > 0 and sigma_high > 0):
-        raise ValueError("sigma_low and sigma_high must be > 0")
+    checks.positive_number("k", k)
+    checks.positive_number("sigma_low", sigma_low)
+    checks.positive_number("sigma_high", sigma_high)
+    checks.seed("seed", seed)
     rng = np.random.default_rng([int(seed), 13])
     X = rng.uniform(-1.0, 1.0, (n, d))
     x2 = X[:, 1] if d == 2 else X[:, 0]
@@ -109,6 +114,16 @@ def hetero_sine_prior(B: int, n_ctx: int, n_qry: int, d: int, generator: torch.G
     """
     for name, v, lo in (("B", B, 1), ("n_ctx", n_ctx, 1), ("n_qry", n_qry, 0), ("d", d, 1)):
         _check_n(name, v, lo)
+    for name, pair in (("noise_ratio", noise_ratio), ("sigma_min", sigma_min)):
+        if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__") or len(pair) != 2:
+            raise ValueError(f"{name} must be a (low, high) pair; got {pair!r}")
+        for v in pair:
+            checks.positive_number(name, v)
+        if not pair[0] <= pair[1]:
+            raise ValueError(f"{name} must be a (low, high) pair with low <= high; got {pair!r}")
+    if seed is not None:
+        checks.seed("seed", seed)
+    checks.device("device", device)
     g = make_generator(generator, seed, device)
     n = n_ctx + n_qry
     u = lambda shape, lo=0.0, hi=1.0: lo + (hi - lo) * torch.rand(shape, generator=g, device=device)  # noqa: E731

@@ -1,10 +1,12 @@
-"""Per-feature numerical embeddings (note §3.4-§3.5; Gorishniy et al. 2022), batched over features.
+"""Per-feature numerical embeddings (Gorishniy et al. 2022), batched over features.
+
+See docs/papers/tabular_uncertainty.md §3.4-§3.5.
 
 Each module maps ``x (B, m)`` to ``(B, m, d)`` (one ``d``-vector per numerical feature, no weights
 shared across features unless ``lite``); the MLP backbone reads the flattened ``(B, m * d)``.
 
 * :class:`LinearReLUEmbedding` - LR (``n_layers=1``) and LRLR (``n_layers=2``, the base of the
-  paper's triplet-regularised embedding, §3.4): ``ReLU(W2_j ReLU(w1_j x_j + b1_j) + b2_j)``.
+  paper's triplet-regularised embedding, docs §3.4): ``ReLU(W2_j ReLU(w1_j x_j + b1_j) + b2_j)``.
 * :class:`PeriodicEmbedding` - PLR: ``[sin 2 pi c_i x, cos 2 pi c_i x]_{i<=k}`` with trainable
   ``c ~ N(0, sigma^2)``, then Linear(2k -> d) + ReLU per feature (shared when ``lite``).
 * :class:`PiecewiseLinearEmbedding` - PLE (piecewise-linear encoding on quantile bins computed on
@@ -17,6 +19,8 @@ import math
 
 import torch
 from torch import nn
+
+from icml26 import checks
 
 KINDS = ("none", "lr", "lrlr", "plr", "ple")
 
@@ -42,6 +46,8 @@ class PerFeatureLinear(nn.Module):
 
     def __init__(self, m: int, a: int, b: int):
         super().__init__()
+        for name, value in (("m", m), ("a", a), ("b", b)):
+            _check_pos(name, value)
         self.weight = nn.Parameter(_uniform_(torch.empty(m, a, b), a))
         self.bias = nn.Parameter(_uniform_(torch.empty(m, b), a))
 
@@ -68,15 +74,14 @@ class LinearReLUEmbedding(nn.Module):
 
 
 class PeriodicEmbedding(nn.Module):
-    """PLR (and PLR-lite): periodic features with trainable frequencies, then Linear + ReLU (note §3.5)."""
+    """PLR (and PLR-lite): periodic features with trainable frequencies, then Linear + ReLU (docs §3.5)."""
 
     def __init__(self, n_features: int, d_embedding: int = 16, n_frequencies: int = 16,
                  frequency_init_scale: float = 0.1, lite: bool = False):
         super().__init__()
         self.m, self.d = _check_pos("n_features", n_features), _check_pos("d_embedding", d_embedding)
         _check_pos("n_frequencies", n_frequencies)
-        if not frequency_init_scale > 0:
-            raise ValueError(f"frequency_init_scale must be > 0; got {frequency_init_scale}")
+        checks.positive_number("frequency_init_scale", frequency_init_scale)
         self.frequencies = nn.Parameter(torch.randn(n_features, n_frequencies) * frequency_init_scale)
         self.lite = bool(lite)
         if lite:
@@ -103,6 +108,8 @@ def compute_bins(X: torch.Tensor, n_bins: int = 16) -> torch.Tensor:
     if not isinstance(X, torch.Tensor) or X.ndim != 2 or X.shape[0] < 2:
         raise ValueError(f"X must be an (n >= 2, m) tensor; got {getattr(X, 'shape', type(X).__name__)}")
     _check_pos("n_bins", n_bins)
+    if not X.is_floating_point():
+        raise ValueError(f"X must hold floats; got dtype {X.dtype}")
     if not torch.isfinite(X).all():
         raise ValueError("X must be finite")
     q = torch.linspace(0, 1, n_bins + 1, dtype=X.dtype, device=X.device)
@@ -114,11 +121,20 @@ def compute_bins(X: torch.Tensor, n_bins: int = 16) -> torch.Tensor:
 
 
 def ple_encode(x: torch.Tensor, edges: torch.Tensor) -> torch.Tensor:
-    """Piecewise-linear encoding (note §3.5): ``x (B, m)``, ``edges (m, T + 1)`` -> ``(B, m, T)``.
+    """Piecewise-linear encoding (docs §3.5): ``x (B, m)``, ``edges (m, T + 1)`` -> ``(B, m, T)``.
 
     Component ``t`` is 0 left of bin ``t``, 1 right of it, linear inside; the first bin is not clipped
     below and the last not clipped above, so values outside the training range extrapolate linearly.
     """
+    checks.tensor("x", x, ndim=2, dtype_kind="float")
+    checks.tensor("edges", edges, ndim=2, dtype_kind="float")
+    if edges.shape[1] >= 2 and not bool((torch.diff(edges, dim=1) > 0).all()):
+        raise ValueError("edges must be strictly increasing along each row (see compute_bins)")
+    return _ple_encode(x, edges)
+
+
+def _ple_encode(x: torch.Tensor, edges: torch.Tensor) -> torch.Tensor:
+    """:func:`ple_encode` without the value checks (the embedding's forward pass)."""
     if edges.ndim != 2 or edges.shape[1] < 2:
         raise ValueError(f"edges must be (m, T + 1) with T >= 1; got {tuple(edges.shape)}")
     _check_x(x, edges.shape[0])
@@ -138,6 +154,7 @@ class PiecewiseLinearEmbedding(nn.Module):
 
     def __init__(self, edges: torch.Tensor, d_embedding: int = 16):
         super().__init__()
+        checks.tensor("edges", edges, ndim=2, dtype_kind="float")
         if not isinstance(edges, torch.Tensor) or edges.ndim != 2 or edges.shape[1] < 2:
             raise ValueError("edges must be an (m, T + 1) tensor from compute_bins")
         if not (torch.diff(edges, dim=1) > 0).all():
@@ -147,7 +164,7 @@ class PiecewiseLinearEmbedding(nn.Module):
         self.linear = PerFeatureLinear(self.m, edges.shape[1] - 1, d_embedding)
 
     def forward(self, x):
-        return torch.relu(self.linear(ple_encode(x, self.edges)))
+        return torch.relu(self.linear(_ple_encode(x, self.edges)))
 
 
 def make_embedding(kind: str, n_features: int, d_embedding: int = 16, X_train: torch.Tensor | None = None,
@@ -156,6 +173,12 @@ def make_embedding(kind: str, n_features: int, d_embedding: int = 16, X_train: t
     """Build an embedding by name (:data:`KINDS`); ``"none"`` gives ``None`` (a plain MLP)."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}; got {kind!r}")
+    for name, value in (("n_features", n_features), ("d_embedding", d_embedding), ("n_frequencies", n_frequencies),
+                        ("n_bins", n_bins)):
+        _check_pos(name, value)
+    checks.positive_number("frequency_init_scale", frequency_init_scale)
+    if kind == "ple" and X_train is not None:
+        checks.tensor("X_train", X_train, ndim=2, dtype_kind="float")
     if kind == "none":
         return None
     if kind in ("lr", "lrlr"):

@@ -1,4 +1,4 @@
-"""Plotting functions for the notebooks and widgets (note §8). Pure: parameters in, matplotlib Figure out."""
+"""Plotting functions for the notebooks and widgets. Pure: parameters in, matplotlib Figure out."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from functools import lru_cache
 import numpy as np
 import torch
 
+from icml26 import checks
 from icml26.viz import figure
 
 from . import baselines as B
@@ -58,16 +59,36 @@ def _u(estimator: str, noise_ratio: float, noise_scale: float, n: int, seed: int
     return M.hetero_mlp_uncertainty(S["Xtr"], S["ytr"], S["Xte"], epochs=20, warm_epochs=5, seed=seed)
 
 
+def _check_n_seed(n, seed, least: int) -> None:
+    if isinstance(n, bool) or not isinstance(n, int) or n < least:
+        raise ValueError(f"n must be an integer >= {least}; got {n!r}")
+    checks.seed("seed", seed)
+
+
+def _need(results, key: str):
+    checks.config("results", results, required=(key,))
+    return checks.config(f"results[{key!r}]", results[key])
+
+
 def plot_uncertainty(noise_ratio: float = 20.0, noise_scale: float = 1.0, method: str = "tabm",
                      estimator: str = "oracle", smoothing: float = 2.0, show_mse: bool = True, n: int = 800,
                      seed: int = 0):
-    """The §3.2 uncertainty plot: ``Delta = e_MLP - e_method`` (excess error vs the true ``f``) over test
-    samples sorted by ``u`` (``estimator``), Gaussian-smoothed with sd ``smoothing``% of ``n``; the MLP's own
-    smoothed excess error on a second axis."""
+    """The uncertainty plot (docs/papers/tabular_uncertainty.md §3.2).
+
+    ``Delta = e_MLP - e_method`` (excess error vs the true ``f``) over test samples sorted by ``u``
+    (``estimator``), Gaussian-smoothed with sd ``smoothing``% of ``n``; the MLP's own smoothed excess error on a
+    second axis.
+    """
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}; got {method!r}")
     if estimator not in ESTIMATORS:
         raise ValueError(f"estimator must be one of {ESTIMATORS}; got {estimator!r}")
+    checks.finite_number("noise_ratio", noise_ratio)
+    if not noise_ratio >= 1:
+        raise ValueError(f"noise_ratio must be >= 1; got {noise_ratio!r}")
+    checks.nonnegative_number("noise_scale", noise_scale)
+    checks.positive_number("smoothing", smoothing)
+    _check_n_seed(n, seed, 20)
     args = (float(noise_ratio), float(noise_scale), int(n), int(seed))
     e_b, e_m, u = _excess("mlp", *args), _excess(method, *args), _u(estimator, *args)
     rank, delta, base = M.uncertainty_curve(e_b, e_m, u, sigma_frac=smoothing / 100)
@@ -93,6 +114,10 @@ def plot_sawtooth_fit(embedding: str = "plr", frequency_scale: float = 1.0, n_bi
     over the data: small PLR frequency scales / few PLE bins under-smooth the teeth, large ones chase noise."""
     if embedding not in ("none", "plr", "ple"):
         raise ValueError(f"embedding must be 'none', 'plr' or 'ple'; got {embedding!r}")
+    checks.positive_number("frequency_scale", frequency_scale)
+    checks.positive_int("n_bins", n_bins)
+    checks.positive_int("epochs", epochs)
+    _check_n_seed(n, seed, 5)
     X, y, f, _ = D.sawtooth(n + n // 5, seed=seed, d=1)
     Xt = torch.as_tensor(X[:n], dtype=torch.float32)
     torch.manual_seed(seed)
@@ -112,7 +137,7 @@ def plot_sawtooth_fit(embedding: str = "plr", frequency_scale: float = 1.0, n_bi
 
 def plot_shares(results: dict, oracle: bool = False):
     """Quintile shares ``S_q`` of each model's excess-error gain over the MLP (from ``experiment.run``)."""
-    models = [k for k in results["c2"] if k != "mlp"]
+    models = [k for k in _need(results, "c2") if k != "mlp"]
     fig, ax = figure(width=6.0, height=3.2)
     w = 0.8 / max(1, len(models))
     for i, m in enumerate(models):
@@ -128,6 +153,7 @@ def plot_shares(results: dict, oracle: bool = False):
 
 def plot_excess_by_quintile(results: dict):
     """Mean excess error per uncertainty quintile, MLP vs the compared models."""
+    _need(results, "c2")
     fig, ax = figure(width=6.0, height=3.2)
     for m, block in results["c2"].items():
         ax.plot(range(1, 6), block["excess_by_q"], marker="o", label=LABELS.get(m, m), lw=2 if m == "mlp" else 1)
@@ -140,7 +166,7 @@ def plot_excess_by_quintile(results: dict):
 
 def plot_noise_sweep(results: dict):
     """C3: excess(MLP) / excess(TabM-mini) against the global noise multiplier."""
-    c3 = results["c3"]
+    c3 = _need(results, "c3")
     fig, ax = figure(width=4.5, height=3.2)
     ax.plot(c3["scales"], c3["ratio"], marker="o")
     ax.axhline(1.0, color="grey", lw=0.8)

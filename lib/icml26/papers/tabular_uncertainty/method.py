@@ -1,7 +1,9 @@
-"""The paper's analysis tools and its new embedding (note §3).
+"""The paper's analysis tools and its new embedding.
+
+Section numbers below are those of docs/papers/tabular_uncertainty.md (the paper's body was not available to us).
 
 * §3.1 data-uncertainty estimators: :func:`gbdt_uncertainty` (two-stage, cross-fitted GBDT on
-  ``log r^2`` with the log-chi^2 bias correction, the note's cheap default standing in for CatBoost
+  ``log r^2`` with the log-chi^2 bias correction, our cheap default standing in for CatBoost
   ``RMSEWithUncertainty``) and :func:`hetero_mlp_uncertainty` (two-head MLP trained with the Gaussian
   NLL ``g + (y - f)^2 / (2 exp(2 g))``, beta-NLL weighting, MSE warm start);
 * §3.2 uncertainty plots: :func:`uncertainty_curve` (Gaussian-smoothed ``Delta_i = e_B - e_M`` over samples
@@ -18,7 +20,19 @@ import torch
 from scipy.ndimage import gaussian_filter1d
 from torch import nn
 
-from .baselines import MLPRegressor, _as_tensor, fit_gbdt, fit_nn, knn_indices
+from icml26 import checks
+
+from .baselines import (
+    MLPRegressor,
+    _as_tensor,
+    _check_generator,
+    _check_model,
+    _check_sizes,
+    _gbdt_options,
+    fit_gbdt,
+    fit_nn,
+    knn_indices,
+)
 
 LOG_CHI2_BIAS = -1.2703628454614782  # E[log eps^2] for eps ~ N(0, 1) = digamma(1/2) + log 2
 
@@ -37,10 +51,10 @@ VAR_GBDT = dict(learning_rate=0.05, max_leaf_nodes=8, min_samples_leaf=50)
 
 def gbdt_uncertainty(X_train, y_train, X_query, n_folds: int = 5, max_iter: int = 200, delta: float = 1e-6,
                      seed: int = 0, return_train: bool = False, var_kwargs: dict | None = None):
-    """Two-stage GBDT estimate of ``u(x) = Var(y | x)`` (note §3.1, inferred substitute for CatBoost).
+    """Two-stage GBDT estimate of ``u(x) = Var(y | x)`` (§3.1, inferred substitute for CatBoost).
 
     1. out-of-fold means ``m_oof`` with ``n_folds`` cross-fitting (in-sample residuals of an overfit
-       model would be ~0, pitfall §10);
+       model would be ~0, §6);
     2. a second GBDT regresses ``log((y - m_oof)^2 + delta)``; since ``E[log eps^2] = -1.27`` its
        prediction is shifted by ``+1.27`` and ``u = exp(.)``.
     The second stage is more regularised (``var_kwargs``, default :data:`VAR_GBDT`): its target
@@ -51,10 +65,14 @@ def gbdt_uncertainty(X_train, y_train, X_query, n_folds: int = 5, max_iter: int 
     Xq = np.asarray(X_query, dtype=np.float64)
     if Xq.ndim != 2 or Xq.shape[1] != X.shape[1]:
         raise ValueError(f"X_query must be (n_q, {X.shape[1]}); got {Xq.shape}")
+    checks.array("X_query", Xq)
     if isinstance(n_folds, bool) or not isinstance(n_folds, int) or not 2 <= n_folds <= X.shape[0]:
         raise ValueError(f"n_folds must be an integer in [2, n]; got {n_folds!r}")
-    if not delta > 0:
-        raise ValueError(f"delta must be > 0; got {delta}")
+    checks.positive_int("max_iter", max_iter)
+    checks.positive_number("delta", delta)
+    checks.seed("seed", seed)
+    if var_kwargs is not None:
+        _gbdt_options("var_kwargs", var_kwargs)
     folds = np.random.default_rng(seed).permutation(X.shape[0]) % n_folds
     m_oof = np.empty_like(y)
     for k in range(n_folds):
@@ -74,10 +92,11 @@ def gbdt_uncertainty(X_train, y_train, X_query, n_folds: int = 5, max_iter: int 
 
 
 class HeteroMLP(nn.Module):
-    """Two-head MLP: mean ``f(x)`` and log-sd ``g(x)`` (clamped to [-7, 7], pitfall §10)."""
+    """Two-head MLP: mean ``f(x)`` and log-sd ``g(x)`` (clamped to [-7, 7] for stability, §3.1)."""
 
     def __init__(self, n_features: int, width: int = 64, n_blocks: int = 2):
         super().__init__()
+        _check_sizes(n_features=n_features, width=width, n_blocks=n_blocks)
         layers, d = [], n_features
         for _ in range(n_blocks):
             layers += [nn.Linear(d, width), nn.ReLU()]
@@ -107,7 +126,7 @@ class HeteroMLP(nn.Module):
 def hetero_mlp_uncertainty(X_train, y_train, X_query, width: int = 64, n_blocks: int = 2, epochs: int = 40,
                            warm_epochs: int = 10, lr: float = 1e-3, batch_size: int = 256, beta: float = 0.5,
                            val_frac: float = 0.2, seed: int = 0, device="cpu") -> np.ndarray:
-    """Heteroscedastic-MLP estimate of ``u(x) = exp(2 g(x))`` for ``X_query`` (note §3.1 robustness check).
+    """Heteroscedastic-MLP estimate of ``u(x) = exp(2 g(x))`` for ``X_query`` (§3.1 robustness check).
 
     The mean head is warm-started with MSE for ``warm_epochs``, then both heads minimise the
     (beta-weighted) Gaussian NLL; ``y`` is standardised internally and ``u`` mapped back.
@@ -115,6 +134,15 @@ def hetero_mlp_uncertainty(X_train, y_train, X_query, width: int = 64, n_blocks:
     X, y = _check_xy(X_train, y_train, "X_train", "y_train")
     if not 0 < val_frac < 1:
         raise ValueError(f"val_frac must be in (0, 1); got {val_frac}")
+    Xq = checks.array("X_query", np.asarray(X_query, dtype=np.float64), ndim=2)
+    if Xq.shape[1] != X.shape[1]:
+        raise ValueError(f"X_query must have {X.shape[1]} columns like X_train; got {Xq.shape[1]}")
+    _check_sizes(width=width, n_blocks=n_blocks, epochs=epochs, batch_size=batch_size)
+    checks.nonnegative_int("warm_epochs", warm_epochs)
+    checks.positive_number("lr", lr)
+    checks.nonnegative_number("beta", beta)
+    checks.seed("seed", seed)
+    checks.device("device", device)
     torch.manual_seed(seed)
     mu, sd = y.mean(), y.std() + 1e-12
     ys = (y - mu) / sd
@@ -137,11 +165,12 @@ def hetero_mlp_uncertainty(X_train, y_train, X_query, width: int = 64, n_blocks:
 
 def quintile_shares(delta, u, n_groups: int = 5, min_total: float = 1e-12) -> np.ndarray:
     """``S_q = sum_{i in group q} Delta_i / sum_i Delta_i`` over ``n_groups`` equal groups of samples sorted
-    by ``u`` ascending (group ``n_groups - 1`` = highest uncertainty). The note's summary of §3.2's plot.
+    by ``u`` ascending (group ``n_groups - 1`` = highest uncertainty). Our summary of the §3.2 plot.
 
     When the total improvement ``sum Delta`` is ``<= min_total * n`` (no overall effect) the shares are
-    meaningless (pitfall §10) and NaNs are returned.
+    meaningless (§3.2) and NaNs are returned.
     """
+    checks.nonnegative_number("min_total", min_total)
     delta, u = np.asarray(delta, dtype=np.float64), np.asarray(u, dtype=np.float64)
     if delta.ndim != 1 or delta.shape != u.shape or len(delta) < n_groups:
         raise ValueError(f"delta and u must be 1-D of equal length >= n_groups; got {delta.shape}, {u.shape}")
@@ -158,7 +187,10 @@ def quintile_shares(delta, u, n_groups: int = 5, min_total: float = 1e-12) -> np
 
 def group_means(values, u, n_groups: int = 5) -> np.ndarray:
     """Mean of ``values`` within ``n_groups`` equal groups of samples sorted by ``u`` (ascending)."""
+    checks.positive_int("n_groups", n_groups)
     values, u = np.asarray(values, dtype=np.float64), np.asarray(u, dtype=np.float64)
+    checks.array("values", values)
+    checks.array("u", u)
     if values.shape != u.shape or values.ndim != 1 or len(values) < n_groups:
         raise ValueError(f"values and u must be 1-D of equal length >= n_groups; got {values.shape}, {u.shape}")
     return np.array([g.mean() for g in np.array_split(values[np.argsort(u, kind="stable")], n_groups)])
@@ -171,8 +203,9 @@ def uncertainty_curve(err_base, err_method, u, sigma_frac: float = 0.01):
     err_base, err_method, u = (np.asarray(a, dtype=np.float64) for a in (err_base, err_method, u))
     if not (err_base.shape == err_method.shape == u.shape) or err_base.ndim != 1:
         raise ValueError("err_base, err_method and u must be 1-D arrays of the same length")
-    if not sigma_frac > 0:
-        raise ValueError(f"sigma_frac must be > 0; got {sigma_frac}")
+    for name, a in (("err_base", err_base), ("err_method", err_method), ("u", u)):
+        checks.array(name, a)
+    checks.positive_number("sigma_frac", sigma_frac)
     order = np.argsort(u, kind="stable")
     s = sigma_frac * len(u)
     smooth = (lambda a: gaussian_filter1d(a, s, mode="nearest")) if s >= 0.1 else (lambda a: a)  # noqa: E731
@@ -183,11 +216,14 @@ def uncertainty_curve(err_base, err_method, u, sigma_frac: float = 0.01):
 def neighbour_target_mse(Z_train, y_train, Z_query, y_query, k: int = 10, device="cpu") -> np.ndarray:
     """Local target consistency (§3.3): per query, mean ``(y_q - y_j)^2`` over its ``k`` nearest training
     rows ``j`` in the representation ``Z``. Lower = more target-consistent neighbourhoods."""
+    checks.device("device", device)
     device = torch.device(device)
     Zt, Zq = _as_tensor("Z_train", Z_train, device, 2), _as_tensor("Z_query", Z_query, device, 2)
     yt, yq = _as_tensor("y_train", y_train, device, 1), _as_tensor("y_query", y_query, device, 1)
     if Zt.shape[0] != yt.shape[0] or Zq.shape[0] != yq.shape[0]:
-        raise ValueError("Z and y must have the same number of rows")
+        raise ValueError("Z_train and y_train (and Z_query and y_query) must have the same number of rows")
+    if Zq.shape[1] != Zt.shape[1]:
+        raise ValueError(f"Z_query must have {Zt.shape[1]} columns like Z_train; got {Zq.shape[1]}")
     idx = knn_indices(Zt, Zq, k)
     return ((yt[idx] - yq[:, None]) ** 2).mean(1).double().cpu().numpy()
 
@@ -198,6 +234,17 @@ def triplet_loss(z: torch.Tensor, y: torch.Tensor, q: float = 0.2, margin: float
     drawn among the ``q``-fraction of other rows with the closest targets, ``n`` among the ``q``-fraction
     with the farthest; loss = ``mean max(0, |z_a - z_p|^2 - |z_a - z_n|^2 + margin)`` on (L2-normalised) ``z``.
     """
+    checks.tensor("z", z, dtype_kind="float")
+    checks.tensor("y", y, dtype_kind="float")
+    checks.finite_number("q", q)
+    checks.finite_number("margin", margin)
+    _check_generator(generator)
+    return _triplet_loss(z, y, q, margin, normalize, generator)
+
+
+def _triplet_loss(z: torch.Tensor, y: torch.Tensor, q: float = 0.2, margin: float = 0.5, normalize: bool = True,
+                  generator: torch.Generator | None = None) -> torch.Tensor:
+    """:func:`triplet_loss` without the value checks (the training loss of every minibatch)."""
     if z.ndim != 2 or y.ndim != 1 or z.shape[0] != y.shape[0]:
         raise ValueError(f"z must be (B, D) and y (B,); got {tuple(z.shape)}, {tuple(y.shape)}")
     if z.shape[0] < 3:
@@ -224,6 +271,8 @@ def triplet_loss(z: torch.Tensor, y: torch.Tensor, q: float = 0.2, margin: float
 
 def make_triplet_lrlr(n_features: int, triplet_weight: float = 0.1, q: float = 0.2, margin: float = 0.5, **kw):
     """The paper's new model (§3.4): MLP-LRLR with the auxiliary target-aware triplet loss."""
+    checks.in_range("q", q, 0.0, 0.5, low_open=True)
+    checks.nonnegative_number("margin", margin)
     return MLPRegressor(n_features, embedding="lrlr", triplet_weight=triplet_weight,
                         triplet_kwargs=dict(q=q, margin=margin), **kw)
 
@@ -232,9 +281,14 @@ def gradient_noise_split(model: nn.Module, X, y, f) -> dict:
     """Clean/noisy decomposition of the training gradient (§3.3, protocol inferred): with ``g(y)`` the
     gradient of ``model.loss`` on noisy targets and ``g_clean = g(f)``, returns
     ``||g(y) - g_clean|| / ||g_clean||`` and ``cos(g(y), g_clean)`` over all parameters."""
+    _check_model(model)
     params = [p for p in model.parameters() if p.requires_grad]
+    if not params:
+        raise ValueError("model must have trainable parameters")
     dev = params[0].device
     X, y, f = (_as_tensor(n, a, dev, d) for n, a, d in (("X", X, 2), ("y", y, 1), ("f", f, 1)))
+    if y.shape[0] != X.shape[0] or f.shape[0] != X.shape[0]:
+        raise ValueError(f"y and f must have one entry per row of X ({X.shape[0]}); got {y.shape[0]} and {f.shape[0]}")
 
     def flat(target):
         grads = torch.autograd.grad(model.loss(X, target), params, allow_unused=True)
@@ -252,9 +306,16 @@ def pfn_regress(model, X_ctx, y_ctx, X_query, device="cpu") -> np.ndarray:
     with the context encoded once, and map the predicted mean back to the target scale."""
     from icml26.data.priors import standardize
 
+    if not isinstance(model, nn.Module) or not callable(getattr(model, "predict", None)):
+        raise TypeError(f"model must be a TinyPFN (a module with predict); got {type(model).__name__}")
+    checks.device("device", device)
     device = torch.device(device)
     Xc, Xq = _as_tensor("X_ctx", X_ctx, device, 2), _as_tensor("X_query", X_query, device, 2)
     yc = _as_tensor("y_ctx", y_ctx, device, 1)
+    if Xc.shape[0] < 2 or yc.shape[0] != Xc.shape[0]:
+        raise ValueError(f"X_ctx and y_ctx must have the same number (>= 2) of rows; got {Xc.shape[0]}, {yc.shape[0]}")
+    if Xq.shape[1] != Xc.shape[1]:
+        raise ValueError(f"X_query must have {Xc.shape[1]} columns like X_ctx; got {Xq.shape[1]}")
     X = torch.cat([Xc, Xq])[None]
     Xs, _, _ = standardize(X, Xc.shape[0])
     mu, sd = yc.mean(), yc.std().clamp_min(1e-6)
@@ -267,15 +328,21 @@ def spearman(a, b) -> float:
     """Spearman rank correlation (scipy)."""
     from scipy.stats import spearmanr
 
+    a_, b_ = checks.array("a", a, ndim=1), checks.array("b", b, ndim=1)
+    if len(a_) != len(b_) or len(a_) < 2:
+        raise ValueError(f"a and b must have the same length (>= 2); got {len(a_)} and {len(b_)}")
+
     return float(spearmanr(np.asarray(a), np.asarray(b)).statistic)
 
 
 def excess(pred, f) -> np.ndarray:
-    """Per-sample excess error ``(y_hat - f(x))^2`` against the noiseless function (pitfall §10)."""
+    """Per-sample excess error ``(y_hat - f(x))^2`` against the noiseless function (§6)."""
     pred, f = np.asarray(pred, dtype=np.float64), np.asarray(f, dtype=np.float64)
     if pred.shape != f.shape:
         raise ValueError(f"pred and f must have the same shape; got {pred.shape}, {f.shape}")
+    checks.array("pred", pred)
+    checks.array("f", f)
     return (pred - f) ** 2
 
 
-__all__ = [n for n in dir() if not n.startswith("_") and n not in ("math", "np", "torch", "nn")]
+__all__ = [n for n in dir() if not n.startswith("_") and n not in ("math", "np", "torch", "nn", "checks")]

@@ -1,4 +1,5 @@
-"""The agent loop: planner proposals, a defense, validation / split replanning, execution (note §3.2 step 5).
+"""The agent loop: planner proposals, a defense, validation / split replanning, execution
+(docs/papers/tool_guard.md §3.2).
 
 ``run_episode(task, planner, catalog, defense, rng)`` returns the trajectory (executed and blocked calls),
 the final answer, utility (checked on the environment state), attack success (executed calls only), the
@@ -10,8 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from icml26 import checks
 from icml26.papers.tool_guard.baselines import Defense, relevant_tools, sanitize_description, spotlight
-from icml26.papers.tool_guard.env import Task, ToolError, attack_succeeded, utility
+from icml26.papers.tool_guard.env import Task, ToolError, ToolSpec, attack_succeeded, utility
 from icml26.papers.tool_guard.method import OfflineValidator, split_decide
 from icml26.papers.tool_guard.planner import PlannerView
 
@@ -35,8 +37,19 @@ def run_episode(task: Task, planner, catalog: list, defense: Defense, rng: np.ra
         raise ValueError(f"task must be a Task; got {type(task).__name__}")
     if not isinstance(defense, Defense):
         raise ValueError(f"defense must be a Defense; got {type(defense).__name__}")
-    if not isinstance(max_iters, int) or max_iters < 1:
-        raise ValueError(f"max_iters must be a positive integer; got {max_iters!r}")
+    checks.positive_int("max_iters", max_iters)
+    if not callable(getattr(planner, "propose", None)):
+        raise TypeError(f"planner must have a propose(task, history, view) method; got {type(planner).__name__}")
+    if isinstance(catalog, (str, bytes)) or not hasattr(catalog, "__iter__"):
+        raise TypeError(f"catalog must be a list of ToolSpec; got {catalog!r:.80}")
+    catalog = list(catalog)
+    if not all(isinstance(t, ToolSpec) for t in catalog):
+        raise TypeError(f"catalog must be a list of ToolSpec; got {catalog!r:.80}")
+    if rng is not None and not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy Generator or None; got {type(rng).__name__}")
+    if validator is not None and not callable(getattr(validator, "check", None)):
+        raise TypeError(f"validator must have a check(...) method (an OfflineValidator) or be None; "
+                        f"got {type(validator).__name__}")
     rng = rng if rng is not None else np.random.default_rng(0)
     state = task.fresh_state()
     tools = [t.with_description(sanitize_description(t.description)) for t in catalog] if defense.sanitize \

@@ -1,17 +1,19 @@
-"""Cross-tool description poisoning (TDP) attacks (note §3.1, §7.2).
+"""Cross-tool description poisoning (TDP) attacks (docs/papers/tool_guard.md §2; after the official attack module).
 
 The attacker edits the descriptions of ``num_poison`` tools (never the target tool itself); each poisoned
 text names ``scope`` other tools and orders a call of the suite's attacker tool with attacker arguments.
 Strategies: ``authority`` (mandatory security-protocol block; the repo's default), ``append`` (a plain
 appended instruction), ``redirect`` (subtle usage note), ``paraphrase`` (hand-written rewordings that avoid
 every authority keyword; never seen by the planner's detector nor by the sanitiser's patterns) and the
-adaptive ``bypass`` texts (alignment-bypass + suspicion-bypass claims, §3.1 "adaptive").
+adaptive ``bypass`` texts (alignment-bypass + suspicion-bypass claims, the adaptive
+variant of docs/papers/tool_guard.md §2).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from icml26 import checks
 from icml26.papers.tool_guard.env import ATTACKER, ToolSpec
 
 STRATEGIES = ("authority", "append", "redirect", "paraphrase", "bypass")
@@ -50,6 +52,10 @@ def poison_text(suite: str, strategy: str, scope: list[str], variant: int = 0) -
         raise ValueError(f"strategy must be one of {STRATEGIES}; got {strategy!r}")
     if suite not in ATTACKER:
         raise ValueError(f"suite must be one of {tuple(ATTACKER)}; got {suite!r}")
+    if isinstance(scope, (str, bytes)) or not hasattr(scope, "__iter__") or not list(scope) \
+            or not all(isinstance(s, str) and s for s in scope):
+        raise ValueError(f"scope must be a non-empty list of tool names; got {scope!r}")
+    checks.nonnegative_int("variant", variant)
     sc = ", ".join(scope)
     if strategy == "paraphrase":
         return PARAPHRASES[variant % len(PARAPHRASES)].format(scope=sc, tool=ATTACKER[suite]["tool"], kv=_kv(suite))
@@ -59,7 +65,15 @@ def poison_text(suite: str, strategy: str, scope: list[str], variant: int = 0) -
 def poison_catalog(tools: list[ToolSpec], suite: str, strategy: str = "authority", num_poison: int = 5,
                    scope_size: int = 8, seed: int = 0) -> tuple[list[ToolSpec], list[str]]:
     """Poison ``num_poison`` non-target tools; each poison names ``scope_size`` tools. Returns (catalog, poisoned)."""
+    if isinstance(tools, (str, bytes)) or not hasattr(tools, "__iter__") or not list(tools) \
+            or not all(isinstance(t, ToolSpec) for t in tools):
+        raise ValueError(f"tools must be a non-empty list of ToolSpec; got {tools!r:.80}")
     names = [t.name for t in tools]
+    if len(set(names)) != len(names):
+        raise ValueError(f"tools must have distinct names; got {names}")
+    checks.one_of("suite", suite, tuple(ATTACKER))
+    checks.one_of("strategy", strategy, STRATEGIES)
+    checks.seed("seed", seed)
     target = ATTACKER[suite]["tool"]
     others = [n for n in names if n != target]
     if not isinstance(num_poison, int) or not 0 <= num_poison <= len(others):

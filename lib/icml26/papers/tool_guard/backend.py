@@ -1,4 +1,4 @@
-"""Pluggable LLM backend for users with a real model (note §7.1), and an AgentDojo adapter.
+"""Pluggable LLM backend for users with a real model (docs/papers/tool_guard.md §3.3), and an AgentDojo adapter.
 
 * :class:`OpenAICompatibleBackend` speaks the OpenAI chat-completions API (function calling) over plain
   ``urllib`` (vLLM, llama.cpp, ollama servers expose the same API). ``complete(messages, tools)`` returns a
@@ -18,6 +18,8 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 
+from icml26 import checks
+
 
 class BackendError(RuntimeError):
     """The model server timed out, failed or answered something that is not a valid completion."""
@@ -36,8 +38,12 @@ class OpenAICompatibleBackend:
                  timeout: float = 30.0):
         if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
             raise ValueError(f"base_url must be an http(s) URL; got {base_url!r}")
-        if not timeout > 0:
-            raise ValueError(f"timeout must be positive; got {timeout!r}")
+        checks.positive_number("timeout", timeout)
+        checks.in_range("temperature", temperature, 0.0, 2.0)
+        if not isinstance(api_key, str):
+            raise TypeError(f"api_key must be a string; got {type(api_key).__name__}")
+        if not isinstance(model, str) or not model:
+            raise ValueError(f"model must be a non-empty model name; got {model!r}")
         self.base_url, self.api_key, self.model = base_url.rstrip("/"), api_key, model
         self.temperature, self.timeout = float(temperature), float(timeout)
 
@@ -87,6 +93,8 @@ class LLMPlanner:
     def __init__(self, backend, suite: str = "banking"):
         if not hasattr(backend, "complete"):
             raise ValueError("backend must have a complete(messages, tools) method")
+        if not isinstance(suite, str) or not suite:
+            raise ValueError(f"suite must be a non-empty suite name; got {suite!r}")
         self.backend, self.suite, self.device = backend, suite, "cpu"
 
     def propose(self, task: str, history: list, view) -> dict:
@@ -113,6 +121,8 @@ class LLMPlanner:
 
 def agentdojo_pipeline_element(planner):
     """An AgentDojo ``BasePipelineElement`` that asks ``planner`` for the next call (needs ``agentdojo``)."""
+    if not callable(getattr(planner, "propose", None)):
+        raise TypeError(f"planner must have a propose(task, history, view) method; got {type(planner).__name__}")
     try:
         from agentdojo.agent_pipeline.base_pipeline_element import BasePipelineElement
     except ImportError as e:  # optional extra

@@ -1,4 +1,4 @@
-"""The attack x defense grid on ToyDojo with the offline embedding planner (note §6, §7.5).
+"""The attack x defense grid on ToyDojo with the offline embedding planner (docs/papers/tool_guard.md §5).
 
 For each suite, strategy and defense: attack success rate (ASR: executed calls carrying attacker ids) and
 utility under attack; and benign utility with the clean catalog. Tool-Guard's random tie-break is averaged
@@ -11,6 +11,7 @@ import time
 
 import numpy as np
 
+from icml26 import checks
 from icml26.papers.tool_guard import agent, attacks, baselines, env, planner
 
 CONFIGS = {
@@ -28,8 +29,48 @@ CONFIGS = {
 }
 
 
+def _check_evaluate(tasks, plan, catalog, defense, seeds) -> None:
+    if isinstance(tasks, (str, bytes)) or not hasattr(tasks, "__len__") or not len(tasks) or \
+            not all(isinstance(t, env.Task) for t in tasks):
+        raise ValueError(f"tasks must be a non-empty list of Task; got {tasks!r:.80}")
+    if not callable(getattr(plan, "propose", None)):
+        raise TypeError(f"plan must be a planner with a propose(task, history, view) method; got {type(plan).__name__}")
+    if isinstance(catalog, (str, bytes)) or not hasattr(catalog, "__iter__") or \
+            not all(isinstance(t, env.ToolSpec) for t in catalog):
+        raise TypeError(f"catalog must be a list of ToolSpec; got {catalog!r:.80}")
+    if not isinstance(defense, baselines.Defense):
+        raise TypeError(f"defense must be a Defense (see baselines.make_defense); got {type(defense).__name__}")
+    if isinstance(seeds, (str, bytes)) or not hasattr(seeds, "__len__") or not len(seeds):
+        raise ValueError(f"seeds must be a non-empty list of tie-break seeds; got {seeds!r}")
+    for s in seeds:
+        checks.seed("seeds", s)
+
+
+def _check_run_config(config) -> None:
+    need = ("suites", "n_tasks", "strategies", "defenses", "num_poison", "scope", "tie_seeds")
+    checks.config("config", config, required=need)
+    for key, allowed in (("suites", env.SUITES), ("strategies", attacks.STRATEGIES), ("defenses", baselines.DEFENSES)):
+        v = config[key]
+        if isinstance(v, (str, bytes)) or not hasattr(v, "__iter__") or not list(v):
+            raise ValueError(f"config[{key!r}] must be a non-empty list drawn from {allowed}; got {v!r}")
+        for x in v:
+            checks.one_of(f"config[{key!r}]", x, allowed)
+    checks.positive_int("config['n_tasks']", config["n_tasks"])
+    checks.positive_int("config['tie_seeds']", config["tie_seeds"])
+    for key in ("num_poison", "scope"):
+        checks.config(f"config[{key!r}]", config[key], required=tuple(config["suites"]))
+    for suite in config["suites"]:
+        n_tools = len(env.suite_tools(suite))
+        p, s = config["num_poison"][suite], config["scope"][suite]
+        if not checks._is_int(p) or not 0 <= p < n_tools:
+            raise ValueError(f"config['num_poison'][{suite!r}] must be an integer in [0, {n_tools - 1}]; got {p!r}")
+        if not checks._is_int(s) or not 1 <= s <= n_tools:
+            raise ValueError(f"config['scope'][{suite!r}] must be an integer in [1, {n_tools}]; got {s!r}")
+
+
 def evaluate(tasks, plan, catalog, defense, seeds=(0,)) -> dict:
     """Mean utility and ASR of ``defense`` over ``tasks`` (averaged over tie-break ``seeds``)."""
+    _check_evaluate(tasks, plan, catalog, defense, seeds)
     u, a, per = [], [], []
     for s in seeds:
         rs = [agent.run_episode(t, plan, catalog, defense, np.random.default_rng([s, i])) for i, t in enumerate(tasks)]
@@ -42,12 +83,9 @@ def evaluate(tasks, plan, catalog, defense, seeds=(0,)) -> dict:
 
 def run(config: dict, device="cpu", seed: int = 0) -> dict:
     """Run the grid described by ``config`` (see :data:`CONFIGS`)."""
-    need = ("suites", "n_tasks", "strategies", "defenses", "num_poison", "scope", "tie_seeds")
-    if not isinstance(config, dict) or any(k not in config for k in need):
-        raise ValueError(f"config must be a dict with keys {need}")
-    bad = [d for d in config["defenses"] if d not in baselines.DEFENSES]
-    if bad:
-        raise ValueError(f"config['defenses'] has unknown defenses {bad}")
+    _check_run_config(config)
+    checks.device("device", device)
+    checks.seed("seed", seed)
     t0 = time.perf_counter()
     dev = str(device)
     out = {"benign": {}, "grid": {}, "n_tasks": config["n_tasks"], "defenses": list(config["defenses"]),

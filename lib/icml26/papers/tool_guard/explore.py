@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from icml26 import checks
 from icml26.viz import figure
 
 _PLANNERS: dict = {}
@@ -17,10 +18,40 @@ def _planner(suite):
     return _PLANNERS[suite]
 
 
+def _check_attack(suite, strategy, num_poison, scope, extra_strategies=()) -> None:
+    from icml26.papers.tool_guard import attacks, env
+
+    checks.one_of("suite", suite, env.SUITES)
+    checks.one_of("strategy", strategy, tuple(attacks.STRATEGIES) + tuple(extra_strategies))
+    if strategy in extra_strategies:
+        return  # the clean catalog: nothing is poisoned
+    n_tools = len(env.suite_tools(suite))
+    if not checks._is_int(num_poison) or not 0 <= num_poison < n_tools:
+        raise ValueError(f"num_poison must be an integer in [0, {n_tools - 1}] for {suite}; got {num_poison!r}")
+    if not checks._is_int(scope) or not 1 <= scope <= n_tools:
+        raise ValueError(f"scope must be an integer in [1, {n_tools}] for {suite}; got {scope!r}")
+
+
+def _check_grid_results(results, suite, strategy=None) -> None:
+    checks.config("results", results, required=("grid",))
+    if not isinstance(results["grid"], dict) or suite not in results["grid"] or not results["grid"][suite]:
+        raise ValueError(f"results['grid'] holds no entry for suite {suite!r}")
+    if strategy is not None and strategy not in results["grid"][suite]:
+        raise ValueError(f"results['grid'][{suite!r}] holds no entry for strategy {strategy!r}")
+
+
 def grid(suite="banking", strategy="authority", num_poison=5, scope=8, n_tasks=12, defenses=None, seed=0) -> dict:
     """ASR and utility of each defense on ``n_tasks`` tasks (small; for the explorer)."""
     from icml26.papers.tool_guard import attacks, baselines, env, experiment
 
+    _check_attack(suite, strategy, num_poison, scope)
+    checks.positive_int("n_tasks", n_tasks)
+    checks.seed("seed", seed)
+    if defenses is not None:
+        if isinstance(defenses, (str, bytes)) or not hasattr(defenses, "__iter__"):
+            raise ValueError(f"defenses must be a list of defense names or None; got {defenses!r}")
+        for d in defenses:
+            checks.one_of("defenses", d, baselines.DEFENSES)
     defenses = defenses or list(baselines.DEFENSES)
     plan = _planner(suite)
     tasks = env.make_tasks(suite, n_tasks, seed=seed)
@@ -32,8 +63,11 @@ def grid(suite="banking", strategy="authority", num_poison=5, scope=8, n_tasks=1
 def plot_matrix(suite="banking", strategy="authority", num_poison=5, scope=8, n_tasks=8, results=None):
     """Bars of ASR and utility per defense for one suite / strategy (or from an experiment ``results``)."""
     if results is not None:
+        _check_grid_results(results, suite, strategy)
         g = {d: v for d, v in results["grid"][suite][strategy].items() if d != "poisoned_tools"}
     else:
+        _check_attack(suite, strategy, num_poison, scope)
+        checks.positive_int("n_tasks", n_tasks)
         g = grid(suite, strategy, num_poison, scope, n_tasks)
     names = list(g)
     fig, ax = figure(width=6.5, height=3.0)
@@ -50,6 +84,8 @@ def plot_matrix(suite="banking", strategy="authority", num_poison=5, scope=8, n_
 
 def plot_heatmap(results, suite="banking", key="asr"):
     """Strategy x defense heat map of ``key`` ("asr" or "utility") from an experiment's results."""
+    checks.one_of("key", key, ("asr", "utility"))
+    _check_grid_results(results, suite)
     g = results["grid"][suite]
     strats = list(g)
     defs = [d for d in g[strats[0]] if d != "poisoned_tools"]
@@ -70,6 +106,10 @@ def episode(suite="banking", task_index=1, strategy="authority", defense="tool_g
             seed=0) -> dict:
     from icml26.papers.tool_guard import agent, attacks, baselines, env
 
+    _check_attack(suite, strategy, num_poison, scope, extra_strategies=("clean",))
+    checks.nonnegative_int("task_index", task_index)
+    checks.one_of("defense", defense, baselines.DEFENSES)
+    checks.seed("seed", seed)
     tasks = env.make_tasks(suite, max(task_index + 1, 1), seed=seed)
     clean = env.suite_tools(suite)
     cat = clean if strategy == "clean" else attacks.poison_catalog(clean, suite, strategy, num_poison, scope, seed)[0]
@@ -79,6 +119,7 @@ def episode(suite="banking", task_index=1, strategy="authority", defense="tool_g
 
 def plot_trace(suite="banking", task_index=1, strategy="authority", defense="tool_guard", step=99):
     """Step-by-step trace of one task: each proposal, its context (A/B/full), verdict and the influenced list."""
+    checks.positive_int("step", step)
     ep = episode(suite, task_index, strategy, defense)
     tr = [s for s in ep["trace"] if "event" in s][: max(step, 1)]
     fig, ax = figure(width=8.0, height=0.6 + 0.42 * (len(tr) + 2))

@@ -1,7 +1,8 @@
-"""Tool-Guard (note §3.2): two-stage validation, the influenced list, split replanning, the loop breaker.
+"""Tool-Guard (docs/papers/tool_guard.md §3): two-stage validation, the influenced list, split replanning, the loop
+breaker.
 
-* :class:`OfflineValidator` (§7.4) — *alignment*: the tool is in the retrieved demonstration plan, or the
-  cosine between the task and the tool's purpose sentence is >= ``tau_a`` (biased to "aligned");
+* :class:`OfflineValidator` (docs/papers/tool_guard.md §3.1) — *alignment*: the tool is in the retrieved demonstration
+  plan, or the cosine between the task and the tool's purpose sentence is >= ``tau_a`` (biased to "aligned");
   *suspicion*: pure provenance — every identifier-like span (IBAN, e-mail, date, number) of every argument
   must occur in the task or in an earlier tool output, or follow by a small arithmetic rule (sum,
   difference, percentage). It never reads attacker markers and never reads descriptions beyond the
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from icml26 import checks
 from icml26.nn.sentence_encoder import default_encoder
 from icml26.papers.tool_guard.planner import SPAN
 
@@ -41,12 +43,12 @@ class GuardConfig:
     def __post_init__(self):
         if self.mode not in ("tool_guard", "validation_only"):
             raise ValueError(f"mode must be 'tool_guard' or 'validation_only'; got {self.mode!r}")
-        if not -1.0 <= self.tau_a <= 1.0:
-            raise ValueError(f"tau_a must lie in [-1, 1]; got {self.tau_a!r}")
-        if not isinstance(self.max_replan, int) or self.max_replan < 0:
-            raise ValueError(f"max_replan must be a non-negative integer; got {self.max_replan!r}")
-        if not isinstance(self.max_reject_same, int) or self.max_reject_same < 1:
-            raise ValueError(f"max_reject_same must be a positive integer; got {self.max_reject_same!r}")
+        checks.in_range("tau_a", self.tau_a, -1.0, 1.0)
+        checks.nonnegative_int("max_replan", self.max_replan)
+        checks.positive_int("max_reject_same", self.max_reject_same)
+        for k in ("read_only_aligned", "loop_breaker"):
+            if not isinstance(getattr(self, k), bool):
+                raise TypeError(f"{k} must be a bool; got {getattr(self, k)!r}")
 
 
 def _norm(x: str) -> str:
@@ -61,8 +63,10 @@ class OfflineValidator:
     """Same interface as the LLM judge: ``check(task, history, tool, args, plan_tools) -> verdict dict``."""
 
     def __init__(self, tau_a: float = 0.25, device="cpu", read_only_aligned: bool = True):
-        if not -1.0 <= tau_a <= 1.0:
-            raise ValueError(f"tau_a must lie in [-1, 1]; got {tau_a!r}")
+        checks.in_range("tau_a", tau_a, -1.0, 1.0)
+        checks.device("device", device)
+        if not isinstance(read_only_aligned, bool):
+            raise TypeError(f"read_only_aligned must be a bool; got {read_only_aligned!r}")
         self.tau_a = tau_a
         self.read_only_aligned = read_only_aligned
         self.enc = default_encoder(device)
@@ -117,8 +121,12 @@ class OfflineValidator:
 
 
 def split_decide(a: dict, b: dict, rng: np.random.Generator) -> tuple[dict | None, str]:
-    """The decision matrix of §3.2 step 3. Returns (chosen action or None to abort, cell label)."""
+    """The decision matrix (docs/papers/tool_guard.md §3.2). Returns (chosen action or None to abort, cell label)."""
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy Generator; got {type(rng).__name__}")
     for x, name in ((a, "a"), (b, "b")):
+        if not isinstance(x, dict):
+            raise TypeError(f"{name} must be an action dict; got {type(x).__name__}")
         if x.get("kind") not in ("call", "none", "done"):
             raise ValueError(f"{name} must be an action with kind call/none/done; got {x!r}")
     if a["kind"] == "done" or b["kind"] == "done":

@@ -1,4 +1,4 @@
-"""The offline stand-in planner (note §7.3), built on real all-MiniLM-L6-v2 sentence embeddings.
+"""The offline stand-in planner (docs/papers/tool_guard.md §2), built on real all-MiniLM-L6-v2 sentence embeddings.
 
 1. *Skill retrieval*: the task is embedded and matched (k nearest neighbours, cosine) against a bank of
    benign demonstrations built from the *train* phrasings only; the winning family gives an abstract plan
@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
+from icml26 import checks
 from icml26.nn.sentence_encoder import default_encoder
 from icml26.papers.tool_guard.env import FAMILIES, STATE, split_sentences
 
@@ -51,6 +52,8 @@ def spans(text: str, kind: str) -> list[str]:
     """All spans of type ``kind`` in ``text`` (group 1 where the pattern has one)."""
     if kind not in SPAN:
         raise ValueError(f"kind must be one of {tuple(SPAN)}; got {kind!r}")
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a string; got {type(text).__name__}")
     out = []
     for m in re.finditer(SPAN[kind], text):
         out.append(m.group(1) if m.groups() else m.group(0))
@@ -93,6 +96,10 @@ PLANS = {
 
 
 def plan_key(suite: str, family: str) -> str:
+    if suite not in FAMILIES:
+        raise ValueError(f"suite must be one of {tuple(FAMILIES)}; got {suite!r}")
+    if family not in FAMILIES[suite]:
+        raise ValueError(f"family must be one of {tuple(FAMILIES[suite])} for suite {suite!r}; got {family!r}")
     return "ws_send" if (suite, family) == ("workspace", "send") else family
 
 
@@ -146,6 +153,12 @@ def parse_directive(sentence: str, names: list[str], params: dict) -> tuple[str 
     or the last snake_case identifier when there are no arguments; it may be a tool that is not visible
     (then the caller cannot follow the directive).
     """
+    if not isinstance(sentence, str):
+        raise TypeError(f"sentence must be a string; got {type(sentence).__name__}")
+    if isinstance(names, (str, bytes)) or not hasattr(names, "__iter__"):
+        raise TypeError(f"names must be a list of tool names; got {names!r}")
+    if not isinstance(params, dict):
+        raise TypeError(f"params must be a dict tool name -> parameters; got {type(params).__name__}")
     idents = [(m.start(), m.group(0)) for m in re.finditer(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b", sentence)]
     kv = list(re.finditer(r"\b([a-z_]+)\s*=\s*([^,;)]+)", sentence))
     kv_keys = {m.start() for m in kv}
@@ -186,10 +199,13 @@ class EmbeddingPlanner:
     def __post_init__(self):
         if self.suite not in FAMILIES:
             raise ValueError(f"suite must be one of {tuple(FAMILIES)}; got {self.suite!r}")
-        if not 0.0 < self.tau_d < 1.0:
-            raise ValueError(f"tau_d must lie in (0, 1); got {self.tau_d!r}")
-        if not isinstance(self.k, int) or self.k < 1:
-            raise ValueError(f"k must be a positive integer; got {self.k!r}")
+        checks.in_range("tau_d", self.tau_d, 0.0, 1.0, low_open=True, high_open=True)
+        checks.positive_int("k", self.k)
+        checks.positive_int("demos_per_phrasing", self.demos_per_phrasing)
+        checks.seed("seed", self.seed)
+        checks.device("device", self.device)
+        if not isinstance(self.follow_directives, bool):
+            raise TypeError(f"follow_directives must be a bool; got {self.follow_directives!r}")
         self.enc = default_encoder(self.device)
         # demonstration bank from train phrasings only (disjoint from test phrasings)
         rng = np.random.default_rng([self.seed, 11])
@@ -325,6 +341,8 @@ class DirectiveDetector:
     def __init__(self, device="cpu", C: float = 1.0):
         from sklearn.linear_model import LogisticRegression
 
+        checks.device("device", device)
+        checks.positive_number("C", C)
         self.enc = default_encoder(device)
         texts, y = detector_corpus()
         x = self.enc.encode(texts).cpu().numpy()

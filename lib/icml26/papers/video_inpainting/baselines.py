@@ -1,4 +1,4 @@
-"""Baselines of the note's §4, on equal footing with TSI (same denoiser, same noise, same NFE).
+"""Baselines (docs/papers/video_inpainting.md §4), on equal footing with TSI (same denoiser, same noise, same NFE).
 
 * plain sampling: ``ddim_sample`` without a controller (per-frame RePaint replacement);
 * uniform temporal constraint / always-on anchored correction: ``TemporalController(mode=...)`` in method.py;

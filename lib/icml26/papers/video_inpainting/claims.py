@@ -1,10 +1,10 @@
-"""Claims C1-C7 of the note's §6 (the paper's abstract gives no numbers; thresholds are the note's)."""
+"""Claims C1-C7 (docs/papers/video_inpainting.md §5; the paper's abstract gives no numbers, thresholds are ours)."""
 
 from __future__ import annotations
 
 from icml26.claims import Claim
 
-SRC = "abstract (note §6 reconstruction)"
+SRC = "abstract (our reconstruction: docs/papers/video_inpainting.md §3, §5)"
 
 
 def c1_flicker(r):
@@ -68,7 +68,7 @@ CLAIMS = [
           kind="paper", paper_value="improved coherence",
           source=SRC, why={"standard": STANDARD_MISS.format("reduction 0.055 (needs 0.3)")}),
     Claim("C3_pareto_gap", "at matched E_warp cut TSI keeps more detail than uniform: HF ratio gap TSI - uniform "
-          "(note: HF(TSI) >= 0.9 and HF(uniform) <= 0.8 of plain, so gap >= 0.1)", c3_gap, ">=", {"quick": 0.1},
+          "(first plan: HF(TSI) >= 0.9 and HF(uniform) <= 0.8 of plain, so gap >= 0.1)", c3_gap, ">=", {"quick": 0.1},
           kind="paper",
           paper_value="consistency without detail loss", source=SRC,
           why="gap 0.064-0.074 over seeds 0-2 at quick: HF(TSI)/HF(plain) 0.89-0.90 vs uniform 0.82-0.83; "

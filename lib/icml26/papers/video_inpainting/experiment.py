@@ -1,8 +1,10 @@
-"""The note's §6 experiment: plain vs TSI vs baselines on the toy torus world, exact Gaussian-prior denoiser.
+"""The experiment: plain vs TSI vs baselines on the toy torus world, exact Gaussian-prior denoiser.
+
+See docs/papers/video_inpainting.md §2-§5.
 
 Every sampler shares the denoiser (exact Wiener score, per frame), the initial noise, the RePaint
 noise and the number of steps (equal NFE). Metrics are split into recoverable / never-visible hole pixels.
-Deviation from the note: the standard scale also uses the exact Gaussian-prior denoiser (not a trained U-Net).
+Deviation from our first plan: the standard scale also uses the exact Gaussian-prior denoiser (not a trained U-Net).
 """
 
 from __future__ import annotations

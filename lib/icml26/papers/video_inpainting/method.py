@@ -1,7 +1,8 @@
 """Trajectory-stabilised inference (TSI) for diffusion video inpainting: a per-step control layer.
 
-INFERRED FROM THE ABSTRACT ONLY (the note's §3 reconstruction; the paper's exact rule is unknown).
-Per sampling step (note §3, steps A-F):
+INFERRED FROM THE ABSTRACT ONLY (our reconstruction, docs/papers/video_inpainting.md §3; the paper's exact
+rule is unknown).
+Per sampling step (steps A-F of that section):
   A  clean estimates x0^f(t) of every frame (from the base sampler), composited with the known pixels;
   B  motion-aligned deviation D^f = sum_g ||Omega (x0^f - W_{f<-g} x0^g)||^2 / (sum ||Omega||_1 + e) over
      g = f +- 1, Omega = m^f V^{f,g}, normalised by the median over frames: D~ = D / (median_f D + e);
@@ -53,7 +54,7 @@ def _padding(padding):
 
 
 def anchor_set(frames: int, stride: int) -> list[int]:
-    """Every ``stride``-th frame plus the last one (note §3D)."""
+    """Every ``stride``-th frame plus the last one (docs §3 D)."""
     checks.positive_int("frames", frames)
     checks.positive_int("stride", stride)
     return sorted(set(range(0, frames, stride)) | {frames - 1})
@@ -62,7 +63,7 @@ def anchor_set(frames: int, stride: int) -> list[int]:
 def source_table(frames: int, anchors: list[int], ell: float, kappa_a: float, use_anchors: bool = True):
     """Per frame f, 4 source slots [f-1, f+1, left anchor, right anchor]: (index, weight, slot-uses-anchor-EMA).
 
-    A source that appears twice keeps one slot; anchors get the bonus kappa_a (note §3E).
+    A source that appears twice keeps one slot; anchors get the bonus kappa_a (docs §3 E).
     """
     checks.positive_int("frames", frames)
     checks.positive_number("ell", ell)
@@ -151,7 +152,7 @@ class TemporalController:
         return warp_video(zs, self.flows_src, padding=self.padding)
 
     def deviation_stat(self, x0c):
-        """Normalised motion-aligned deviation D~ (B, F) over the neighbour slots (note §3B)."""
+        """Normalised motion-aligned deviation D~ (B, F) over the neighbour slots (docs §3 B)."""
         e = self.p["eps"]
         warped = self._warp_sources(x0c)[:, :, :2]
         omega = self.mask.unsqueeze(2) * self.valid_src[:, :, :2]
@@ -218,7 +219,7 @@ class TemporalController:
         return torch.stack(self.trigger)
 
 
-# ---------------------------------------------------------------- metrics (note §5)
+# ---------------------------------------------------------------- metrics (docs §3)
 
 def _pairs(video, flows, valid, k, padding):
     Fn = video.shape[1]
@@ -284,7 +285,7 @@ def _laplacian(x):
 
 
 def hf_energy(x: torch.Tensor, region: torch.Tensor) -> torch.Tensor:
-    """||lap(x) (.) region||^2 (the numerator/denominator of the note's HF ratio, C3)."""
+    """||lap(x) (.) region||^2 (the numerator/denominator of the HF ratio of claim C3, docs §5)."""
     _image(x)
     _region(region, x)
     return ((_laplacian(x) * region) ** 2).sum()

@@ -1,6 +1,8 @@
-"""Toy video world of the note's §6-§7: a Gaussian-random-field texture translating with a known integer
-velocity on a torus (exact warps), a moving rectangular hole, and a co-moving sub-hole whose content is
-never observed. Ground truth: frames, masks, exact all-pairs flows, recoverable / never-visible maps.
+"""Toy video world (docs/papers/video_inpainting.md §2).
+
+A Gaussian-random-field texture translating with a known integer velocity on a torus (exact warps), a moving
+rectangular hole, and a co-moving sub-hole whose content is never observed. Ground truth: frames, masks, exact
+all-pairs flows, recoverable / never-visible maps.
 """
 
 from __future__ import annotations
