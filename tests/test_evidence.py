@@ -16,18 +16,10 @@ from icml26.claims import EVAL_SEEDS, QUICK_EVIDENCE_SEEDS, latest, load_records
 BUILT = [p for p in registry.PAPERS if p.has_claims()]
 RECORDS = {s: latest(load_records(registry.RESULTS / f"{s}.jsonl", strict=True)) for s in ("quick", "standard")}
 NEEDED = {"quick": QUICK_EVIDENCE_SEEDS, "standard": EVAL_SEEDS["standard"]}
-_NOT_YET = ("seed 0 only: not re-recorded this round; the 2-core machine recorded five reworked papers and eight other "
-            "papers' three seeds first (minutes per seed on 2 cores: make standard PAPERS=<slug>)")
-STANDARD_PENDING = {
-    "data_mixing": _NOT_YET,
-    "dag_tsfx": _NOT_YET,
-    "strategic_pfn": _NOT_YET,
-    "fspec_gnn": _NOT_YET,
-    "apo_alignment": _NOT_YET,
-}
+STANDARD_PENDING: dict[str, str] = {}
 """Papers whose standard verdicts are recorded on fewer than the three evaluation seeds (seed 0 at least), with
-the reason; their paper issues stay open until `make standard PAPERS=...` records seeds 0, 1, 2 (the README table
-and the scoreboard show the seeds behind every verdict). A paper leaves this list once its records cover them."""
+the reason (empty: every paper's standard records cover seeds 0, 1, 2). A paper named here keeps its paper issue
+open until `make standard PAPERS=...` records seeds 0, 1, 2, and leaves the list once its records cover them."""
 
 
 def needed(paper, scale):

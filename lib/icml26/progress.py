@@ -55,3 +55,49 @@ def _stages(names: list[str], desc: str, tqdm) -> Iterator[str]:
             bar.update(1)
     finally:
         bar.close()
+
+
+class StageBar:
+    """Named stages for a function whose stages are sections of code rather than one loop.
+
+        with progress.StageBar(["solver checks", "C1", "sweep", "fits"], desc="data_mixing") as bar:
+            bar.next("solver checks")
+            ...
+            bar.next("C1")
+
+    ``next`` marks the end of the previous stage and the start of the named one (which must be the next name in
+    order, so a bar cannot drift from the code), showing the stage and an ETA over the stages.
+    """
+
+    def __init__(self, names: list[str], desc: str):
+        from tqdm.auto import tqdm
+
+        if isinstance(names, str) or not names or not all(isinstance(n, str) for n in names):
+            raise TypeError(f"names must be a non-empty list of stage names; got {names!r}")
+        if not isinstance(desc, str):
+            raise TypeError(f"desc must be a string; got {type(desc).__name__}")
+        self.names, self._done = list(names), -1
+        self._bar = tqdm(total=len(self.names), desc=desc, unit="stage", disable=_disable(), file=sys.stderr,
+                         leave=False)
+
+    def next(self, name: str) -> None:
+        """Start stage ``name`` (the one after the current stage)."""
+        if self._done + 1 >= len(self.names) or self.names[self._done + 1] != name:
+            expected = self.names[self._done + 1] if self._done + 1 < len(self.names) else "no further stage"
+            raise ValueError(f"name must be the next stage, {expected!r}; got {name!r}")
+        if self._done >= 0:
+            self._bar.update(1)
+        self._done += 1
+        self._bar.set_postfix_str(name)
+
+    def close(self) -> None:
+        if self._done >= 0:
+            self._bar.update(1)
+            self._done = len(self.names)
+        self._bar.close()
+
+    def __enter__(self) -> StageBar:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

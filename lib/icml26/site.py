@@ -67,13 +67,13 @@ def offline_notebook(nb: dict) -> dict:
 
 def notebook_html(ipynb: str | os.PathLike, out: str | os.PathLike, static_root: str | os.PathLike) -> Path:
     """Export ``ipynb`` to ``out`` (atomically) with maths from ``static_root/mathjax`` and no network loads."""
+    from icml26 import checks
+
+    ipynb = checks.path("ipynb", ipynb, kind="file")  # before the slow imports: a bad path fails at once
+    out = checks.path("out", out)
     import nbformat
     from nbconvert import HTMLExporter
 
-    from icml26 import checks
-
-    ipynb = checks.path("ipynb", ipynb, kind="file")
-    out = checks.path("out", out)
     mathjax = install_mathjax(static_root) / "MathJax.js"
     rel = Path(os.path.relpath(mathjax, out.parent)).as_posix()
     exporter = HTMLExporter(template_name="lab", mathjax_url=f"{rel}?config={MATHJAX_CONFIG}")

@@ -17,6 +17,8 @@ TINY = {
     "training": TRAIN,
     "stability": None, "alignment": None, "digits": None,
 }
+SWEEPS = {**TINY, "lr_sweep": {"k": 3, "steps": 100, "lrs": [0.1], "estimators": ["capg", "vpg"]},
+          "lsr_noise": {"k": 3, "steps": 100, "noises": [0.1], "anti_noises": [0.1], "estimators": ["capg", "vpg"]}}
 
 
 def _gen():
@@ -37,6 +39,11 @@ def _q(b=4, n=10):
 
 def _world():
     return training.make_world(12, 8, d=4, seed=0)
+
+
+@functools.cache
+def _sweep_results():
+    return experiment.run(SWEEPS, "cpu", 0)
 
 
 @functools.cache
@@ -147,7 +154,13 @@ PROBES = [
           skip={"seed": "seed 0 is valid"},
           extra=[("cfg", {**TINY, "training": {**TRAIN, "estimators": ["ppo"]}}, "unknown estimator"),
                  ("cfg", {**TINY, "training": {**TRAIN, "ks": [13]}}, "K above N"),
-                 ("cfg", {**TINY, "alignment": {"k": 3}}, "incomplete alignment part")]),
+                 ("cfg", {**TINY, "alignment": {"k": 3}}, "incomplete alignment part"),
+                 ("cfg", {**SWEEPS, "lr_sweep": {**SWEEPS["lr_sweep"], "k": 2}}, "a sweep K not trained"),
+                 ("cfg", {**SWEEPS, "lsr_noise": {**SWEEPS["lsr_noise"], "estimators": ["distill"]}},
+                  "a sweep estimator not trained"),
+                 ("cfg", {**SWEEPS, "lr_sweep": {**SWEEPS["lr_sweep"], "lrs": [0.0]}}, "a zero learning rate"),
+                 ("cfg", {**SWEEPS, "lsr_noise": {**SWEEPS["lsr_noise"], "steps": 10}}, "a sweep shorter than 100"),
+                 ("cfg", {**SWEEPS, "lsr_noise": {**SWEEPS["lsr_noise"], "anti_noises": []}}, "no anti noise")]),
     Probe(experiment.run, valid=lambda: {"config": TINY, "device": "cpu", "seed": 0},
           skip={"seed": "seed 0 is valid"},
           extra=[("config", {"training": TRAIN}, "incomplete config"), ("seed", -1, "negative seed"),
@@ -172,6 +185,11 @@ PROBES = [
                  ("results", {"training": {"3": {"capg": {}}}}, "a curve without steps")]),
     Probe(explore.plot_variance_results, valid=lambda: {"results": _results()},
           extra=[("results", {}, "no variance part"), ("results", {"variance": {"ks": [1]}}, "incomplete")]),
+    Probe(explore.plot_lr_sweep, valid=lambda: {"results": _sweep_results()},
+          extra=[("results", {"training": {}}, "no lr_sweep part"), ("results", {"lr_sweep": {"k": 3}}, "no lrs")]),
+    Probe(explore.plot_lsr_noise, valid=lambda: {"results": _sweep_results()},
+          extra=[("results", {"training": {}}, "no lsr_noise part"),
+                 ("results", {"lsr_noise": {"k": 3}}, "no correlations")]),
 ]
 EXEMPT = {
     "icml26.papers.ca_pg.training.World": "a dataclass of four tensors; train() checks a World at its boundary",

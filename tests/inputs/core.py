@@ -160,6 +160,8 @@ PROBES = [
     # progress
     Probe(progress.steps, valid=lambda: {"iterable": range(2), "desc": "x"}, extra=[("total", -1, "negative")]),
     Probe(progress.stages, valid=lambda: {"names": ["a"], "desc": "x"}, extra=[("names", "ab", "a string")]),
+    Probe(progress.StageBar, valid=lambda: {"names": ["a", "b"], "desc": "x"},
+          extra=[("names", "ab", "a string"), ("names", [], "no stage"), ("desc", 3, "a number")]),
     # bench
     Probe(bench.time_call, valid=lambda: {"fn": lambda: None, "repeats": 1, "warmup": 0},
           extra=[("fn", 3, "not callable")]),

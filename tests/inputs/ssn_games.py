@@ -11,6 +11,7 @@ D = torch.float64
 TINY = dict(n=6, m=6, games=1, distribution="gaussian", target=1e-10, budget_factor=2.0, prm_cap_iterations=200,
             record_every=50, rect=(4, 6), drs_iterations=20, eps_switch=1e-4, cold_steps=5,
             hybrid=dict(T0="auto", tol=1e-12), threshold_switch=False, scaling=None)
+FAMILIES = [dict(name="skew 6", n=6, m=6, distribution="skew", games=1)]
 SCALING = dict(sizes=[(6, 6)], target=1e-8, time_factor=2.0, prm_cap_iterations=200, check_every=50)
 
 
@@ -42,7 +43,8 @@ PROBES = [
                                              "device": "cpu", "dtype": D},
           skip={"seed": "seed 0 is valid"},
           extra=[("distribution", "cauchy", "unknown distribution"), ("seed", -1, "negative seed"),
-                 ("seed", 1.5, "float seed"), ("dtype", torch.long, "integer dtype"), ("n", 2.0, "float n")]),
+                 ("seed", 1.5, "float seed"), ("dtype", torch.long, "integer dtype"), ("n", 2.0, "float n"),
+                 ("distribution", "skew", "a symmetric game that is not square")]),
     Probe(games.split, valid=lambda: {"z": torch.zeros(2, 9, dtype=D), "n": 4},
           extra=[("n", 9, "nothing left for y"), ("z", [0.0, 1.0], "a list")]),
     Probe(games.matvecs, valid=lambda: {"A": _A(), "x": _uniform()[0], "y": _uniform()[1]},
@@ -97,6 +99,11 @@ PROBES = [
           skip={"max_newton": "max_newton = 0 is valid", "kappa": "kappa = 0 is valid"},
           extra=[("max_newton", -1, "negative max_newton"), ("kappa", -1.0, "negative kappa"),
                  ("safeguard", "no", "a string flag")]),
+    Probe(baselines.restarted_pdhg, valid=lambda: {"A": _A(), "iterations": 20, "check_every": 5, "beta": 0.2,
+                                                   "artificial": 0.36, "step": 0.9, "target": 1e-10},
+          skip={"iterations": "zero iterations are valid", "target": "target 0 (never stop early) is valid"},
+          extra=[("beta", 1.0, "beta of 1"), ("step", 1.5, "step above 1/||A||"), ("target", -1.0, "negative target"),
+                 ("iterations", 2.5, "float iterations")]),
     Probe(baselines.lp_solve, valid=lambda: {"A": _A()}, extra=[("A", torch.zeros(2, 2, dtype=torch.long), "ints")]),
     # ---- experiment
     Probe(experiment.compare, valid=lambda: {"config": TINY, "device": "cpu", "seed": 0},
@@ -112,12 +119,19 @@ PROBES = [
                  ("config", {**TINY, "scaling": {**SCALING, "sizes": []}}, "no size"),
                  ("config", {**TINY, "scaling": {**SCALING, "check_every": 0}}, "zero check_every"),
                  ("config", {**TINY, "scaling": {**SCALING, "sizes": [(6, 0)]}}, "a size with no column")]),
+    Probe(experiment.families, valid=lambda: {"config": {**TINY, "families": FAMILIES}, "device": "cpu", "seed": 0},
+          skip={"seed": "seed 0 is valid"},
+          extra=[("config", TINY, "no families"), ("config", {**TINY, "families": []}, "empty families"),
+                 ("config", {**TINY, "families": [{"name": "x"}]}, "incomplete family"),
+                 ("config", {**TINY, "families": [{**FAMILIES[0], "games": 0}]}, "zero games"),
+                 ("config", {**TINY, "families": [{**FAMILIES[0], "distribution": "cauchy"}]}, "unknown family")]),
     Probe(experiment.run, valid=lambda: {"config": TINY, "device": "cpu", "seed": 0},
           skip={"seed": "seed 0 is valid"},
           extra=[("seed", -1, "negative seed"), ("config", [], "not a dict"),
                  ("config", {**TINY, "prm_cap_iterations": 0}, "zero PRM+ cap"),
                  ("config", {**TINY, "threshold_switch": "yes"}, "a string flag"),
-                 ("config", {**TINY, "scaling": {"sizes": [(6, 6)]}}, "incomplete scaling")]),
+                 ("config", {**TINY, "scaling": {"sizes": [(6, 6)]}}, "incomplete scaling"),
+                 ("config", {**TINY, "pdhg": {"games": 1}}, "incomplete pdhg settings")]),
     # ---- explore
     Probe(explore.plot_explorer, valid=lambda: {"n": 6, "m": 5, "seed": 0, "distribution": "gaussian",
                                                 "eta_scale": 1.0, "averaging": "quadratic", "budget": 200},
@@ -135,6 +149,8 @@ PROBES = [
           skip={"seed": "seed 0 is valid"},
           extra=[("alphas", (0.0,), "zero mixing weight"), ("alphas", (), "no alpha"), ("alphas", (1.5,), "above 1"),
                  ("seed", -1, "negative seed")]),
+    Probe(explore.peer_table, valid=lambda: {"results": _results()},
+          extra=[("results", {}, "empty results"), ("results", [], "not a dict")]),
     Probe(explore.plot_scaling, valid=lambda: {"results": {"scaling": experiment.scaling({**TINY, "scaling": SCALING},
                                                                                          "cpu", 0)}},
           extra=[("results", {}, "no scaling"), ("results", {"scaling": {"sizes": [{"n": 1}]}}, "incomplete size")]),

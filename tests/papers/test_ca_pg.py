@@ -113,6 +113,52 @@ def test_variance_probe_shows_growing_gap():
     assert big["ratio"] > 5 * small["ratio"]
 
 
+def test_variance_probe_baseline_is_the_training_batch_mean():
+    """With deterministic rewards (q = 1) the batch-mean baseline cancels V-PG's gradient exactly; CA-PG's stays."""
+    g = torch.Generator().manual_seed(3)
+    f = torch.randn(40, generator=g)
+    out = variance_probe(f, torch.ones(40), torch.rand(40, generator=g), 5, 0.1, 64, 8, generator=g, batch=16)
+    assert out["tr_var_vpg_mean"] == 0.0 and out["tr_var_vpg"] > 0 and out["tr_var_capg"] > 0
+    assert out["ratio_mean"] == 0.0
+    q = torch.sigmoid(1.5 * torch.randn(40, generator=g) - 1)
+    out = variance_probe(f, q, q, 20, 0.1, 400, 8, generator=g)
+    assert 1.0 < out["ratio_mean"] < out["ratio"]  # the baseline helps V-PG, CA-PG still has less variance
+
+
+def test_sweeps_reuse_the_training_runs_and_the_claims_read_them():
+    tcfg = {"n_items": 30, "n_users": 12, "d": 4, "ks": [5], "steps": 20, "n_seeds": 1, "batch": 8, "lr": 0.05,
+            "tau": 0.01, "n_mc": 4, "eval_every": 10, "eval_users": 6, "eval_sets": 2, "estimators": ["capg", "vpg"]}
+    cfg = {"training": tcfg, "lr_sweep": {"k": 5, "steps": 100, "lrs": [0.5, 0.01], "estimators": ["capg", "vpg"]},
+           "lsr_noise": {"k": 5, "steps": 100, "noises": [0.3], "anti_noises": [0.3], "estimators": ["capg", "vpg"]}}
+    out = E.run_training(cfg, "cpu", 0)
+    lr, noise = out["lr_sweep"], out["lsr_noise"]
+    assert lr["lrs"] == [0.01, 0.05, 0.5] and noise["noises"] == [0.0, 0.3, 0.3] and noise["corr"][0] == 1.0
+    assert noise["anti"] == [False, False, True] and 1 > noise["corr"][1] > 0 > noise["corr"][2] > -1
+    base = out["training"]["5"]
+    for est in ("capg", "vpg"):  # the shared-lr / aligned points are the training grid's own runs
+        assert lr[est]["final"][1] == noise[est]["final"][0] == pytest.approx(base[est]["final_norm"][0], abs=1e-6)
+        assert len(lr[est]["at_100"]) == 3 and len(noise[est]["at_100"]) == 3
+    gap = C.lr_tuned_gap(out)
+    assert gap == max(lr["capg"]["at_100"]) - max(lr["vpg"]["at_100"])
+    with pytest.raises(ValueError, match="must be one of cfg"):
+        E.run_training({**cfg, "lr_sweep": {"k": 7, "steps": 100, "lrs": [0.1], "estimators": ["capg"]}}, "cpu", 0)
+    with pytest.raises(ValueError, match="step 100"):
+        E.run_training({**cfg, "lr_sweep": {**cfg["lr_sweep"], "steps": 50}}, "cpu", 0)
+    with pytest.raises(ValueError, match="among"):
+        E.run_training({**cfg, "lsr_noise": {**cfg["lsr_noise"], "estimators": ["distill"]}}, "cpu", 0)
+
+
+def test_digits_claims_read_step_100_and_censoring():
+    steps = [0, 50, 100, 150]
+    digits = {"10": {"capg": {"steps": steps, "norm_mean": [0.3, 0.8, 0.9, 0.95], "steps_to_80": 50.0},
+                     "vpg_mean": {"steps": steps, "norm_mean": [0.3, 0.5, 0.6, 0.85], "steps_to_80": 150.0},
+                     "vpg": {"steps": steps, "norm_mean": [0.3, 0.4, 0.7, 0.7], "steps_to_80": 160.0}},
+              "100": {"capg": {"steps": steps, "norm_mean": [0.8, 0.9, 0.95, 0.99], "steps_to_80": 0.0},
+                      "vpg": {"steps": steps, "norm_mean": [0.8, 0.8, 0.9, 0.9], "steps_to_80": 0.0}}}
+    assert abs(C.digits_gap_100({"digits": digits}) - 0.05) < 1e-12
+    assert C.digits_speedup_k10({"digits": digits}) == 3.0
+
+
 def test_inclusion_errors():
     out = inclusion_errors(torch.randn(30, generator=torch.Generator().manual_seed(0)), 6, n_mc=1000,
                            generator=torch.Generator().manual_seed(1))
@@ -227,6 +273,8 @@ def test_value_errors():
 def test_configs_and_claims_are_consistent():
     assert set(E.CONFIGS) == {"quick", "standard", "full"}
     ids = [c.id for c in C.CLAIMS]
-    assert len(ids) == len(set(ids)) == 18
+    assert len(ids) == len(set(ids)) == 22
+    standard_only = {"stability_std", "stability_no_drop", "anti_aligned_training", "digits_speedup_k10",
+                     "lr_tuned_gap", "noisy_lsr_gap"}
     for c in C.CLAIMS:
-        assert "quick" in c.threshold or c.id in {"stability_std", "stability_no_drop", "anti_aligned_training"}
+        assert "quick" in c.threshold or c.id in standard_only

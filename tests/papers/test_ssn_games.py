@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from icml26.papers.ssn_games import claims as C
 from icml26.papers.ssn_games import experiment as E
-from icml26.papers.ssn_games.baselines import drs_iterate, lp_solve, ssn_cold
+from icml26.papers.ssn_games.baselines import drs_iterate, lp_solve, restarted_pdhg, ssn_cold
 from icml26.papers.ssn_games.games import duality_gap, game_value, random_games, spectral_norm
 from icml26.papers.ssn_games.method import DRSOperator, default_eta, hybrid, ssn
 from icml26.papers.ssn_games.regret import RegretMatching
@@ -221,3 +221,56 @@ def test_bad_inputs_raise():
         E.run({"n": 3}, "cpu", 0)
     with pytest.raises(ValueError, match="seed"):
         E.run(dict(E.CONFIGS["quick"]), "cpu", -1)
+
+
+def test_skew_games_are_symmetric_with_value_zero():
+    A = random_games(2, 9, 9, distribution="skew", seed=4)
+    torch.testing.assert_close(A, -A.transpose(1, 2))
+    lp = lp_solve(A)
+    assert max(abs(v) for v in lp["value"]) < 1e-9
+    with pytest.raises(ValueError, match="square"):
+        random_games(1, 3, 4, distribution="skew")
+
+
+def test_restarted_pdhg_converges_and_restarts():
+    A = random_games(2, 12, 15, seed=7)
+    r = restarted_pdhg(A, 4000, check_every=20)
+    assert len(r["cost"]) == len(r["gap"]) == 200
+    assert r["cost"][0] == 2 * 30 + 2 + 2 * 20 + 4  # power iteration, first gap, 20 steps, one check
+    assert max(r["gap"][-1]) < 1e-8 < min(r["gap"][0])
+    assert min(r["restarts"]) >= 1
+    early = restarted_pdhg(A, 4000, check_every=20, target=1e-6)
+    assert len(early["gap"]) < 200 and max(early["gap"][-1]) <= 1e-6
+    # Sufficient decay never met and artificial restarts only for an epoch as long as the run: the one restart left
+    # is the first check's (its epoch is the whole run so far, as in PDLP); after it, plain PDHG.
+    plain = restarted_pdhg(A, 400, check_every=20, beta=1e-12, artificial=0.999999)
+    assert plain["restarts"] == [1, 1]
+
+
+def test_cost_ratios_per_mode_and_family():
+    prm = {"simultaneous/last": {"cost_to_target": [None, 300.0]},
+           "alternating/last": {"cost_to_target": [50.0, None]},
+           "alternating/linear": {"cost_to_target": [40.0, None]}}
+    r = {"hybrid": {"cost_to_target": [10.0, 20.0]}, "prm": prm, "prm_budget_iterations": 100}
+    assert C.cost_ratio_paper_baseline(r) == pytest.approx(min(200 / 10, 300 / 20))
+    assert C.cost_ratio_alternating(r) == pytest.approx(min(40 / 10, 200 / 20))
+    assert C.cost_ratio(r) == pytest.approx(4.0)
+    fam = {"name": "f", "hybrid": {"cost_to_target": [10.0, 20.0]}, "prm": prm, "prm_budget_iterations": 100}
+    r["families"] = [fam, {**fam, "name": "g", "prm_budget_iterations": 1000}]
+    assert C.family_ratios(r, ("simultaneous",)) == {"f": 15.0, "g": 15.0}
+    assert C.families_ratio_alternating(r) == pytest.approx(4.0)
+    with pytest.raises(KeyError):
+        C.families_ratio_paper_baseline({"hybrid": {}})
+
+
+def test_families_run_every_family_like_the_main_batch():
+    cfg = {**E.CONFIGS["quick"], "n": 6, "m": 6, "games": 1, "prm_cap_iterations": 300, "record_every": 50,
+           "families": [dict(name="skew", n=8, m=8, distribution="skew", games=2),
+                        dict(name="rect", n=5, m=9, distribution="uniform", games=1)]}
+    out = E.families(cfg, "cpu", 0)["families"]
+    assert [f["name"] for f in out] == ["skew", "rect"]
+    for f in out:
+        assert all(f["hybrid"]["converged"])
+        assert len(f["prm"]) == 8 and f["prm_budget_iterations"] <= 300
+        assert max(abs(a - b) for a, b in zip(f["hybrid"]["value"], f["lp"]["value"])) < 1e-7
+    assert C.family_ratios({"families": out}, ("alternating",)).keys() == {"skew", "rect"}

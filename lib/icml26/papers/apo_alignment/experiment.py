@@ -15,7 +15,7 @@ import time
 
 import torch
 
-from icml26 import checks
+from icml26 import checks, progress
 from icml26.papers.apo_alignment.baselines import OBJECTIVES
 from icml26.papers.apo_alignment.drifting_teachers import PRESETS, make_world
 from icml26.papers.apo_alignment.method import Vocab, consensus
@@ -282,9 +282,12 @@ def run(config: dict, device, seed: int) -> dict:
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
     checks.device("device", device)
+    bar = progress.StageBar([f"seed {seed + 1000 * i}" for i in range(cfg["n_seeds"])]
+                            + [f"drift sweep {d:g}" for d in cfg["drift_sweep"] or []], desc="apo_alignment")
     hp = None if cfg["hparams"] is None else {k: tuple(v) for k, v in cfg["hparams"].items()}
     runs = []
     for i in range(cfg["n_seeds"]):
+        bar.next(f"seed {seed + 1000 * i}")
         runs.append(pipeline(cfg, device, seed + 1000 * i, hparams=hp))
         if hp is None:  # tuned on the first seed's validation split, then fixed for the other seeds
             hp = {obj: (sel["lr2"], sel["beta"]) for obj, sel in runs[0]["selection"].items()}
@@ -294,6 +297,7 @@ def run(config: dict, device, seed: int) -> dict:
         sweep = {"drift": list(cfg["drift_sweep"]), "stage1": [], "apo": [], "gap": [], "best_teacher": [],
                  "consensus": []}
         for d in cfg["drift_sweep"]:
+            bar.next(f"drift sweep {d:g}")
             sw_cfg = {**cfg, "steps1": cfg["sweep_steps1"] or cfg["steps1"], "report_note_setting": False}
             rs = [pipeline(sw_cfg, device, seed + 1000 * i + 7, drift=d, objectives=["apo"], hparams=hp)
                   for i in range(cfg["sweep_seeds"])]
@@ -305,4 +309,5 @@ def run(config: dict, device, seed: int) -> dict:
             sweep["consensus"].append(sm["consensus_acc"])
         results["drift_sweep"] = sweep
     results["seconds"] = time.perf_counter() - t0
+    bar.close()
     return results

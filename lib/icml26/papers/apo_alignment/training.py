@@ -15,7 +15,7 @@ import copy
 
 import torch
 
-from icml26 import checks
+from icml26 import checks, progress
 from icml26.nn.tiny_gpt import GPTConfig, TinyGPT, sequence_logprob, token_losses
 from icml26.papers.apo_alignment.baselines import OBJECTIVES, _pairwise_dpo_loss, _single_negative_mask
 from icml26.papers.apo_alignment.drifting_teachers import World
@@ -158,7 +158,7 @@ def sft(model: TinyGPT, seqs: torch.Tensor, prompt_len: int, steps: int, lr: flo
     opt = torch.optim.Adam(model.parameters(), lr=lr)
     model.train()
     curve = []
-    for _ in range(steps):
+    for _ in progress.steps(range(steps), desc="stage-1 SFT"):
         idx = torch.randint(0, seqs.shape[0], (batch,), generator=generator, device=seqs.device)
         s = seqs[idx]
         m = _target_mask(s, prompt_len)[:, 1:].float()
@@ -244,7 +244,7 @@ def preference(policy: TinyGPT, data: dict, prompt_len: int, objective: str, ste
     opt = torch.optim.Adam(policy.parameters(), lr=lr)
     policy.train()
     curve, w_pos = [], []
-    for _ in range(steps):
+    for _ in progress.steps(range(steps), desc="stage-2 preference"):
         idx = pool[torch.randint(0, pool.numel(), (batch,), generator=generator, device=pool.device)]
         if objective in ("sft_consensus", "sft_best"):
             s = pos[idx] if objective == "sft_consensus" else src[idx, best]

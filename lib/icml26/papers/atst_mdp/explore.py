@@ -12,7 +12,8 @@ from icml26.viz import PALETTE, figure
 
 LABELS = {"mdp": "full-observation oracle", "atst": "ATST optimum (sequences)", "qmdp": "QMDP", "stale": "stale state"}
 LEARNER_LABELS = {"atst_lsvi_ucb": "ATST-LSVI-UCB", "stale_lsvi_ucb": "stale LSVI-UCB",
-                  "atst_greedy": "ATST greedy (no bonus)", "random": "random sequences"}
+                  "atst_greedy": "ATST greedy (no bonus)", "random": "random sequences",
+                  "full_lsvi_ucb": "fully observed LSVI-UCB (vs V*_MDP)"}
 
 
 def blind_beliefs(n_positions=7, slip=0.2, steps=8, action=2, start=0) -> np.ndarray:
@@ -112,6 +113,38 @@ def plot_regret(results: dict, loglog: bool = True):
     return fig
 
 
+def plot_rate(results: dict):
+    """Regret against K on the grid of d and gamma (ATST-LSVI-UCB solid, fully observed LSVI-UCB dashed), and the
+    final regret against d and (1-gamma)^-1 with the fitted exponents (90% bootstrap intervals)."""
+    _results_part(results, "rate", ("cells", "exponents", "K", "dim", "gamma"))
+    rate = results["rate"]
+    fig, axes = figure(ncols=3, width=3.8, height=3.3)
+    for i, row in enumerate(rate["cells"]):
+        for name, style in (("atst_lsvi_ucb", "-"), ("full_lsvi_ucb", "--")):
+            if name in row:
+                axes[0, 0].loglog(row["ks"], row[name]["cum_regret"], style, color=PALETTE[i],
+                                  label=f"d={row['d']}, gamma={row['gamma']}" if style == "-" else None)
+    ks = np.asarray(rate["cells"][0]["ks"], float)
+    axes[0, 0].loglog(ks, 3 * np.sqrt(ks), ":", color=PALETTE[5], label="sqrt(K)")
+    axes[0, 0].set_xlabel("episode k")
+    axes[0, 0].set_ylabel("cumulative regret")
+    axes[0, 0].legend(fontsize=7)
+    for ax, key, label in ((axes[0, 1], "d", "d"), (axes[0, 2], "horizon", "(1-gamma)^-1")):
+        for name, style in (("atst_lsvi_ucb", "o-"), ("full_lsvi_ucb", "s--")):
+            if name not in rate["exponents"]:
+                continue
+            pts = [(row["d"] if key == "d" else 1 / (1 - row["gamma"]), row[name]["final"]) for row in rate["cells"]
+                   if (row["gamma"] == rate["gamma"] if key == "d" else row["d"] == rate["dim"])]
+            pts.sort()
+            e = rate["exponents"][name][key]
+            ax.loglog(*zip(*pts), style, label=f"{LEARNER_LABELS[name].split(' (')[0]}: {e['value']:.2f} "
+                      f"[{e['lo']:.2f}, {e['hi']:.2f}]")
+        ax.set_xlabel(label)
+        ax.set_ylabel(f"regret at K = {rate['K']}")
+        ax.legend(fontsize=7, title="exponent [90% CI]", title_fontsize=7)
+    return fig
+
+
 def plot_equivalence(results: dict):
     """Monte Carlo returns (with 4 standard errors) against the sequence formula ``Q(s, alpha)``."""
     _results_part(results, "equivalence", ("mc_rows",))
@@ -132,7 +165,7 @@ def plot_regret_live(bonus_scale: float = 5.0, K: int = 150, seed: int = 0):
     checks.positive_int("K", K)
     checks.seed("seed", seed)
     cfg = dict(E.CONFIGS["quick"]["regret"])
-    cfg.update(K=int(K), n_seeds=1, bonus_scale=float(bonus_scale), learners=["atst_lsvi_ucb", "stale_lsvi_ucb"],
-               n_offline=20_000)
+    cfg.update(K=int(K), n_seeds=1, bonus_scale=float(bonus_scale), bonus_by_learner={},
+               learners=["atst_lsvi_ucb", "stale_lsvi_ucb"], n_offline=20_000)
     res = {"regret": E.run_regret(cfg, torch.device("cpu"), int(seed))}
     return plot_regret(res, loglog=False)

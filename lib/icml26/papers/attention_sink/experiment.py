@@ -23,7 +23,7 @@ import time
 import torch
 from scipy.stats import spearmanr
 
-from icml26 import checks
+from icml26 import checks, progress
 from icml26.nn.attention import ablate_heads, attention, attention_modules
 from icml26.nn.lora import apply_lora
 from icml26.nn.tiny_gpt import TinyGPT, token_losses
@@ -346,6 +346,9 @@ def run(config: dict, device="cpu", seed: int = 0) -> dict:
     checks.device("device", device)
     device = torch.device(device)
     t0 = time.perf_counter()
+    bar = progress.StageBar(["load corpus, C1 check"] + [f"train {v}" for v in cfg["variants"]]
+                            + (["fine-tune pinning"] if "vanilla" in cfg["variants"] else []), desc="attention_sink")
+    bar.next("load corpus, C1 check")
     corpus = load_corpus(cfg["max_bytes"])
     results = {"config": {k: v for k, v in cfg.items()}, "corpus": {
         "source": corpus.source, "python": corpus.python, "checksum": corpus.checksum,
@@ -357,6 +360,7 @@ def run(config: dict, device="cpu", seed: int = 0) -> dict:
     models: dict = {}
     trained_err = 0.0
     for variant in cfg["variants"]:
+        bar.next(f"train {variant}")
         for lam in cfg["lams"]:
             for rep in range(cfg["n_seeds"]):
                 s = seed + 1000 * rep
@@ -392,6 +396,7 @@ def run(config: dict, device="cpu", seed: int = 0) -> dict:
                      "diff": mean_bpb(v, best) - mean_bpb(v, 0.0)}
         results["c5"] = c5
     if "vanilla" in cfg["variants"]:
+        bar.next("fine-tune pinning")
         base = models[("vanilla", 0.0)]
         ft = {}
         for m in sorted({0, cfg["shared"]}):
@@ -399,4 +404,5 @@ def run(config: dict, device="cpu", seed: int = 0) -> dict:
         ft["control_lam0"] = finetune_pinning(base, corpus, cfg, device, seed, shared=0, lam=0.0)
         results["c6"] = ft
     results["seconds"] = time.perf_counter() - t0
+    bar.close()
     return results

@@ -91,13 +91,16 @@ def exact_gradients(f: torch.Tensor, q: torch.Tensor, g: torch.Tensor, k: int, t
 
 
 def variance_probe(f: torch.Tensor, q: torch.Tensor, g: torch.Tensor, k: int, tau: float, n_samples: int,
-                   n_mc: int = 32, generator: torch.Generator | None = None, rho: str = "mc") -> dict:
-    """Single-sample gradient statistics (w.r.t. the logits) of V-PG and CA-PG, no baseline
-    (docs/papers/ca_pg.md §2 (a)).
+                   n_mc: int = 32, generator: torch.Generator | None = None, rho: str = "mc",
+                   batch: int = 32) -> dict:
+    """Single-sample gradient statistics (w.r.t. the logits) of V-PG and CA-PG (docs/papers/ca_pg.md §2 (a)).
 
     For one context (``f``, ``q``, ``g`` of shape ``(N,)``) draws ``n_samples`` candidate lists, lets the
-    LSR choose, draws Bernoulli(q) rewards and evaluates both estimators on the SAME draws. Returns the
-    trace-variances ``tr_var_vpg`` / ``tr_var_capg``, the ratio, and the mean gradients.
+    LSR choose, draws Bernoulli(q) rewards and evaluates the estimators on the SAME draws: CA-PG as trained
+    (no baseline, ``r grad log rho``), V-PG as trained (``vpg_mean``: ``(r - b) grad log pi(o)`` with ``b`` the
+    mean reward of consecutive groups of ``batch`` draws, the training loop's batch-mean baseline) and V-PG
+    without a baseline. Returns the trace-variances ``tr_var_capg`` / ``tr_var_vpg_mean`` / ``tr_var_vpg``, the
+    ratios ``ratio_mean`` (baselined V-PG / CA-PG, the fair peer) and ``ratio`` (unbaselined), and the means.
     """
     _check_same(f, q, g)
     if f.dim() != 1:
@@ -109,19 +112,26 @@ def variance_probe(f: torch.Tensor, q: torch.Tensor, g: torch.Tensor, k: int, ta
     checks.positive_int("n_mc", n_mc)
     _check_generator(generator)
     checks.one_of("rho", rho, RHO_METHODS)
+    checks.positive_int("batch", batch)
     n = f.shape[0]
     fe = f.detach().expand(n_samples, n)
     o = sample_topk(fe, k, generator=generator)
     chosen = lsr_choose(g.expand(n_samples, n), o, tau, generator=generator)
     u = torch.rand(n_samples, generator=generator, device=f.device, dtype=f.dtype)
     r = (u < q[chosen]).to(f.dtype)
-    g_v = r.unsqueeze(-1) * score_logits(fe, o)
+    sc = score_logits(fe, o)
+    g_v = r.unsqueeze(-1) * sc
+    group = torch.arange(n_samples, device=f.device) // batch
+    b = torch.zeros(int(group[-1]) + 1, dtype=f.dtype, device=f.device).index_add_(0, group, r)
+    b = (b / torch.bincount(group).to(f.dtype))[group]
+    g_vb = (r - b).unsqueeze(-1) * sc
     fr = fe.clone().requires_grad_()
     lr = log_inclusion_prob(fr, chosen.unsqueeze(-1), k, method=rho, n_mc=n_mc, generator=generator).squeeze(-1)
     (g_ca,) = torch.autograd.grad((r * lr).sum(), fr)
-    tv, tc = float(g_v.var(0).sum()), float(g_ca.var(0).sum())
-    return {"tr_var_vpg": tv, "tr_var_capg": tc, "ratio": tv / max(tc, 1e-300),
-            "mean_vpg": g_v.mean(0), "mean_capg": g_ca.mean(0), "mean_reward": float(r.mean())}
+    tv, tb, tc = (float(x.var(0).sum()) for x in (g_v, g_vb, g_ca))
+    return {"tr_var_vpg": tv, "tr_var_vpg_mean": tb, "tr_var_capg": tc, "ratio": tv / max(tc, 1e-300),
+            "ratio_mean": tb / max(tc, 1e-300), "mean_vpg": g_v.mean(0), "mean_vpg_mean": g_vb.mean(0),
+            "mean_capg": g_ca.mean(0), "mean_reward": float(r.mean())}
 
 
 def inclusion_errors(f: torch.Tensor, k: int, n_mc: int = 2000, top: int = 5,

@@ -2,7 +2,9 @@
 
 The paper's own numbers were not available to us (only the abstract); ``paper_value`` quotes the paper's
 qualitative statement and ``source`` where it is made.
-The thresholds come from our calibration on a prototype (docs/papers/ca_pg.md §5).
+The thresholds come from our calibration on a prototype (docs/papers/ca_pg.md §5), except the variance claims',
+re-chosen from the abstract's "significantly reduces" when the peer became the baselined V-PG that training uses,
+and the claims added with the digits world and the two sweeps; all were fixed on development seeds 100 and up.
 """
 
 from __future__ import annotations
@@ -12,43 +14,44 @@ from icml26.claims import Claim
 ABSTRACT = "abstract (arXiv 2605.26385); docs/papers/ca_pg.md §5"
 
 
-def _ratio_at(r, k):
+def _variance_at(r, key, k):
     v = r["variance"]
-    return v["ratio"][v["ks"].index(k)]
-
-
-def _var_vpg_at(r, k):
-    v = r["variance"]
-    return v["tr_var_vpg"][v["ks"].index(k)]
+    return v[key][v["ks"].index(k)]
 
 
 def ratio_k1_dev(r) -> float:
-    """|log2 ratio| at K=1: within [0.5, 2] iff <= 1."""
+    """|log2 ratio| of the UNBASELINED estimators at K=1 (the same estimator up to rho-hat): <= 1 iff in [0.5, 2]."""
     import math
 
-    return abs(math.log2(_ratio_at(r, 1)))
+    return abs(math.log2(_variance_at(r, "ratio", 1)))
 
 
 def ratio_k5(r) -> float:
-    return _ratio_at(r, 5)
+    """trVar(V-PG with the training loop's batch-mean baseline) / trVar(CA-PG) at K=5."""
+    return _variance_at(r, "ratio_mean", 5)
 
 
 def ratio_k50(r) -> float:
-    return _ratio_at(r, 50)
+    """The same ratio (baselined V-PG, the fair peer) at K=50."""
+    return _variance_at(r, "ratio_mean", 50)
 
 
 def ratio_monotone(r) -> float:
-    """Smallest step ratio[K_{i+1}] / ratio[K_i] over the K grid (>= 1 iff monotone increasing)."""
-    ratio = r["variance"]["ratio"]
+    """Smallest step ratio_mean[K_{i+1}] / ratio_mean[K_i] over the K grid (>= 1 iff monotone increasing)."""
+    ratio = r["variance"]["ratio_mean"]
     return min(b / a for a, b in zip(ratio[:-1], ratio[1:]))
 
 
 def vpg_growth(r) -> float:
-    return _var_vpg_at(r, 50) / _var_vpg_at(r, 5)
+    """Baselined V-PG trace-variance at K=50 over its value at K=5."""
+    return _variance_at(r, "tr_var_vpg_mean", 50) / _variance_at(r, "tr_var_vpg_mean", 5)
+
+
+VPG = ("vpg_mean", "vpg")
 
 
 def _best_vpg(summ, key, better=max):
-    return better(summ[e][key] for e in ("vpg_mean", "vpg") if e in summ)
+    return better(summ[e][key] for e in VPG if e in summ)
 
 
 def capg_within_100(r) -> float:
@@ -60,7 +63,7 @@ def capg_within_100(r) -> float:
 def vpg_final_k100(r) -> float:
     """Best V-PG variant's seed-mean final value/oracle at K=100 (at the end of the run)."""
     s = r["training"]["100"]
-    return max(s[e]["norm_mean"][-1] for e in ("vpg_mean", "vpg") if e in s)
+    return max(s[e]["norm_mean"][-1] for e in VPG if e in s)
 
 
 def speedup_k100(r) -> float:
@@ -77,7 +80,7 @@ def _std(xs):
 def stability_std_gap(r) -> float:
     """std over seeds of the final value/oracle: best-V-PG std minus CA-PG std (K=100; > 0 means CA-PG steadier)."""
     s = next(iter(r["stability"].values()))
-    return min(_std(s[e]["final_norm"]) for e in ("vpg_mean", "vpg") if e in s) - _std(s["capg"]["final_norm"])
+    return min(_std(s[e]["final_norm"]) for e in VPG if e in s) - _std(s["capg"]["final_norm"])
 
 
 def capg_max_drop(r) -> float:
@@ -88,10 +91,42 @@ def capg_max_drop(r) -> float:
     return max(drops)
 
 
+def _at_step(summ, est, step=100) -> float:
+    """Seed-mean value/oracle of ``est`` at the last evaluation at or before ``step``."""
+    steps = summ[est]["steps"]
+    return summ[est]["norm_mean"][max(i for i, s in enumerate(steps) if s <= step)]
+
+
+def digits_gap_100(r) -> float:
+    """Digits world: CA-PG minus the best V-PG variant, value/oracle at step 100, min over K in {10, 100}."""
+    return min(_at_step(s, "capg") - max(_at_step(s, e) for e in VPG if e in s) for s in r["digits"].values())
+
+
+def digits_speedup_k10(r) -> float:
+    """Digits world, K=10: steps to 80% of the oracle, best V-PG over CA-PG (censored V-PG: a lower bound)."""
+    s = r["digits"]["10"]
+    return _best_vpg(s, "steps_to_80", min) / max(s["capg"]["steps_to_80"], 1.0)
+
+
+def lr_tuned_gap(r) -> float:
+    """Learning-rate sweep (K=100): CA-PG at its best lr minus the best V-PG variant at ITS best lr, value/oracle at
+    step 100 (each estimator tuned on the same grid)."""
+    s = r["lr_sweep"]
+    return max(s["capg"]["at_100"]) - max(max(s[e]["at_100"]) for e in VPG if e in s)
+
+
+def noisy_lsr_gap(r) -> float:
+    """LSR alignment sweep (K=100): min over the noisy but positively aligned LSRs g = q + sigma eps with
+    sigma <= 0.3 of CA-PG minus the best V-PG variant, value/oracle at step 100."""
+    s = r["lsr_noise"]
+    rows = [i for i, (a, n) in enumerate(zip(s["anti"], s["noises"])) if not a and 0 < n <= 0.3]
+    return min(s["capg"]["at_100"][i] - max(s[e]["at_100"][i] for e in VPG if e in s) for i in rows)
+
+
 def anti_gap(r) -> float:
     """Anti-aligned LSR: best V-PG final value/oracle minus CA-PG's (>= 0: CA-PG no better)."""
     s = next(iter(r["alignment"].values()))
-    return max(s[e]["norm_mean"][-1] for e in ("vpg_mean", "vpg") if e in s) - s["capg"]["norm_mean"][-1]
+    return max(s[e]["norm_mean"][-1] for e in VPG if e in s) - s["capg"]["norm_mean"][-1]
 
 
 CLAIMS = [
@@ -100,18 +135,23 @@ CLAIMS = [
           "(measured: |log2 ratio|)",
           ratio_k1_dev, "<=", {"quick": 1.0, "standard": 1.0, "full": 1.0}, kind="check",
           paper_value="CA-PG reduces variance, most at large K", source=ABSTRACT + " claim 1"),
-    Claim("variance_ratio_k5", "trVar(V-PG)/trVar(CA-PG) >= 3 at K=5 (N=200, single-sample, logits)",
-          ratio_k5, ">=", {"quick": 3.0, "standard": 3.0, "full": 3.0}, kind="paper",
-          paper_value="large variance reduction", source=ABSTRACT + " claim 1"),
-    Claim("variance_ratio_k50", "trVar(V-PG)/trVar(CA-PG) >= 20 at K=50",
-          ratio_k50, ">=", {"quick": 20.0, "standard": 20.0, "full": 20.0}, kind="paper",
-          paper_value="large variance reduction, especially at large K", source=ABSTRACT + " claim 1"),
-    Claim("variance_ratio_monotone", "the variance ratio increases monotonically in K (min step ratio >= 1)",
+    Claim("variance_ratio_k5",
+          "trVar(V-PG with the batch-mean baseline training uses)/trVar(CA-PG) >= 1.5 at K=5 (N=200, single "
+          "sample, logits; 'significantly reduces the variance')",
+          ratio_k5, ">=", {"quick": 1.5, "standard": 1.5, "full": 1.5}, kind="paper",
+          paper_value="CA-PG significantly reduces the variance of V-PG", source=ABSTRACT + " claim 1"),
+    Claim("variance_ratio_k50",
+          "trVar(baselined V-PG)/trVar(CA-PG) >= 10 at K=50 (an order of magnitude at a large candidate set)",
+          ratio_k50, ">=", {"quick": 10.0, "standard": 10.0, "full": 10.0}, kind="paper",
+          paper_value="significant variance reduction; V-PG's variance explodes with K", source=ABSTRACT + " claim 1"),
+    Claim("variance_ratio_monotone",
+          "the variance ratio (baselined V-PG / CA-PG) increases monotonically in K (min step ratio >= 1)",
           ratio_monotone, ">=", {"quick": 1.0, "standard": 1.0, "full": 1.0}, kind="paper",
-          paper_value="gap widens with K", source=ABSTRACT + " claim 1"),
-    Claim("vpg_variance_grows", "V-PG trace-variance at K=50 is >= 5x its value at K=5",
+          paper_value="the reduction comes from marginalising the set's composition, which grows with K",
+          source=ABSTRACT + " claim 1"),
+    Claim("vpg_variance_grows", "baselined V-PG trace-variance at K=50 is >= 5x its value at K=5",
           vpg_growth, ">=", {"quick": 5.0, "standard": 5.0, "full": 5.0}, kind="paper",
-          paper_value="V-PG variance grows with the candidate-set size", source=ABSTRACT + " claim 1"),
+          paper_value="V-PG's variance explodes with the candidate-set size", source=ABSTRACT + " claim 1"),
     Claim("rao_blackwell_identity", "grad log rho(a) = E[grad log pi(C) | a in C] by enumeration (N=7, K=3)",
           lambda r: r["exact"]["identity_err"], "<=", {"quick": 1e-8, "standard": 1e-8, "full": 1e-8}, kind="check",
           paper_value="CA-PG marginalises over all candidate sets containing the target item",
@@ -156,4 +196,23 @@ CLAIMS = [
           "anti-aligned LSR (g=-q, denser q: shift 1.0, K=5): best V-PG ends >= 0.1 (of the oracle) above CA-PG",
           anti_gap, ">=", {"standard": 0.1, "full": 0.1}, kind="paper",
           paper_value="needs a reasonably aligned LSR", source=ABSTRACT + " claim 6"),
+    Claim("digits_gap_100",
+          "digits world (real pixels): CA-PG's value/oracle at step 100 exceeds the best V-PG variant's, "
+          "for K in {10, 100} (min gap > 0)",
+          digits_gap_100, ">", {"quick": 0.0, "standard": 0.0, "full": 0.0}, kind="paper",
+          paper_value="faster convergence on real-world data", source=ABSTRACT + " claim 4"),
+    Claim("digits_speedup_k10",
+          "digits world, K=10: steps-to-80%-oracle, best V-PG / CA-PG >= 3 (censored: lower bound)",
+          digits_speedup_k10, ">=", {"standard": 3.0, "full": 3.0}, kind="paper",
+          paper_value="faster convergence on real-world data", source=ABSTRACT + " claim 4"),
+    Claim("lr_tuned_gap",
+          "equal footing: each estimator at its own best learning rate on {0.01, 0.03, 0.05, 0.1, 0.3, 1}, K=100: "
+          "CA-PG's value/oracle at step 100 exceeds the best V-PG variant's (gap > 0)",
+          lr_tuned_gap, ">", {"standard": 0.0, "full": 0.0}, kind="paper",
+          paper_value="faster convergence, especially for large K", source=ABSTRACT + " claim 4"),
+    Claim("noisy_lsr_gap",
+          "noisier but aligned LSRs (g = q + sigma eps, sigma in {0.1, 0.3}; corr(g, q) about 0.6 and 0.2), K=100: "
+          "CA-PG's value/oracle at step 100 exceeds the best V-PG variant's (min gap > 0)",
+          noisy_lsr_gap, ">", {"standard": 0.0, "full": 0.0}, kind="paper",
+          paper_value="learns the correct ranking under a reasonably aligned LSR", source=ABSTRACT + " claim 2"),
 ]

@@ -16,7 +16,8 @@ from icml26.viz import PALETTE, figure
 
 def plot_variance_vs_k(n_items: int = 200, k_max: int = 50, tau: float = 0.1, n_samples: int = 60,
                        n_mc: int = 8, seed: int = 0):
-    """Single-sample trace-variance of V-PG and CA-PG against K (log axes), one random context."""
+    """Single-sample trace-variance of CA-PG and of V-PG with and without the batch-mean baseline (batches of 32
+    draws, as in training) against K (log axes), one random context."""
     for name, v in (("n_items", n_items), ("k_max", k_max), ("n_mc", n_mc)):
         checks.positive_int(name, v)
     if checks.positive_int("n_samples", n_samples) < 2:
@@ -31,12 +32,15 @@ def plot_variance_vs_k(n_items: int = 200, k_max: int = 50, tau: float = 0.1, n_
     fig, axes = figure(ncols=2, width=4.2)
     a0, a1 = axes[0]
     a0.loglog(ks, [r["tr_var_capg"] for r in rows], "o-", label="CA-PG", color=PALETTE[0])
-    a0.loglog(ks, [r["tr_var_vpg"] for r in rows], "s-", label="V-PG", color=PALETTE[1])
+    a0.loglog(ks, [r["tr_var_vpg_mean"] for r in rows], "s-", label="V-PG, batch-mean baseline", color=PALETTE[1])
+    a0.loglog(ks, [r["tr_var_vpg"] for r in rows], "s:", label="V-PG, no baseline", color=PALETTE[2])
     a0.set(xlabel="candidate-set size K", ylabel="trace variance (logits)", title=f"N={n_items}, tau={tau:g}")
-    a0.legend()
-    a1.loglog(ks, [r["ratio"] for r in rows], "o-", color=PALETTE[2])
+    a0.legend(fontsize=8)
+    a1.loglog(ks, [r["ratio_mean"] for r in rows], "o-", color=PALETTE[1], label="baselined V-PG / CA-PG")
+    a1.loglog(ks, [r["ratio"] for r in rows], "o:", color=PALETTE[2], label="unbaselined V-PG / CA-PG")
     a1.axhline(1.0, color="grey", lw=0.8)
     a1.set(xlabel="K", ylabel="trVar V-PG / trVar CA-PG", title="variance ratio")
+    a1.legend(fontsize=8)
     return fig
 
 
@@ -122,16 +126,55 @@ def plot_learning_curves(results: dict, part: str = "training"):
 
 
 def plot_variance_results(results: dict):
-    """The variance table of the experiment (claim 1)."""
+    """The variance table of the experiment (claim 1): CA-PG as trained against V-PG with the batch-mean baseline
+    training uses (the fair peer, annotated ratio) and, labelled apart, V-PG without a baseline."""
     checks.config("results", results, required=("variance",))
-    checks.config("results['variance']", results["variance"], required=("ks", "tr_var_vpg", "tr_var_capg", "ratio"))
+    checks.config("results['variance']", results["variance"],
+                  required=("ks", "tr_var_vpg", "tr_var_vpg_mean", "tr_var_capg", "ratio_mean"))
     v = results["variance"]
     fig, ax = figure(width=5.0)
-    ax.loglog(v["ks"], v["tr_var_vpg"], "s-", label="V-PG", color=PALETTE[1])
-    ax.loglog(v["ks"], v["tr_var_capg"], "o-", label="CA-PG", color=PALETTE[0])
-    for k, r, y in zip(v["ks"], v["ratio"], v["tr_var_vpg"]):
-        ax.annotate(f"x{r:.0f}" if r >= 2 else f"x{r:.2f}", (k, y), textcoords="offset points", xytext=(0, 6),
+    ax.loglog(v["ks"], v["tr_var_vpg"], "s:", label="V-PG, no baseline (second figure)", color=PALETTE[2])
+    ax.loglog(v["ks"], v["tr_var_vpg_mean"], "s-", label="V-PG, batch-mean baseline (as trained)", color=PALETTE[1])
+    ax.loglog(v["ks"], v["tr_var_capg"], "o-", label="CA-PG (as trained)", color=PALETTE[0])
+    for k, r, y in zip(v["ks"], v["ratio_mean"], v["tr_var_vpg_mean"]):
+        ax.annotate(f"x{r:.0f}" if r >= 10 else f"x{r:.1f}", (k, y), textcoords="offset points", xytext=(0, 6),
                     ha="center", fontsize=8)
-    ax.set(xlabel="K", ylabel="single-sample trace variance", title="gradient variance vs K")
-    ax.legend()
+    ax.set(xlabel="K", ylabel="single-sample trace variance",
+           title="gradient variance vs K (x: baselined V-PG / CA-PG)")
+    ax.legend(fontsize=8)
     return fig
+
+
+def _check_sweep(results: dict, part: str, axis: str) -> dict:
+    checks.config("results", results)
+    if not isinstance(results.get(part), dict):
+        raise ValueError(f"results has no {part!r} part (run a scale whose config has one)")
+    s = results[part]
+    checks.config(f"results[{part!r}]", s, required=(axis,))
+    return s
+
+
+def _plot_sweep(s: dict, xs, xscale: str, xlabel: str, title: str, mark=None):
+    fig, axes = figure(ncols=2, width=4.2)
+    for ax, key, name in zip(axes[0], ("at_100", "final"), ("step 100", f"step {s.get('steps', 'end')}")):
+        for i, est in enumerate(e for e in s if isinstance(s[e], dict)):
+            ax.plot(xs, s[est][key], "o-", label=LABELS.get(est, est), color=PALETTE[i % len(PALETTE)])
+        if mark is not None:
+            ax.axvline(mark, color="grey", ls="--", lw=0.8)
+        ax.set(xscale=xscale, xlabel=xlabel, ylabel="value / oracle", title=f"{title}, K={s['k']}: {name}")
+    axes[0][0].legend(fontsize=8)
+    return fig
+
+
+def plot_lr_sweep(results: dict):
+    """Equal footing: value/oracle at step 100 and at the sweep's horizon against the learning rate, per estimator
+    (the dashed line is the learning rate the comparison shares)."""
+    s = _check_sweep(results, "lr_sweep", "lrs")
+    return _plot_sweep(s, s["lrs"], "log", "Adam learning rate", "learning-rate sweep", mark=s.get("shared_lr"))
+
+
+def plot_lsr_noise(results: dict):
+    """LSR alignment: value/oracle against corr(g, q) of the LSR's scores (g = q + sigma eps, and g = -q + sigma eps
+    for the negatively correlated points), aligned LSR at 1 on the right."""
+    s = _check_sweep(results, "lsr_noise", "corr")
+    return _plot_sweep(s, s["corr"], "linear", "corr(g, q) of the LSR", "noisy LSR", mark=0.0)

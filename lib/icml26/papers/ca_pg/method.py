@@ -20,7 +20,7 @@ from torch import nn
 from icml26 import checks
 from icml26.ranking import log_inclusion_prob, sample_topk
 
-ALIGNMENTS = ("aligned", "noisy", "independent", "anti")
+ALIGNMENTS = ("aligned", "noisy", "independent", "anti", "anti_noisy")
 BASELINES = ("none", "mean")
 RHO_METHODS = ("mc", "quadrature", "with_replacement", "enumerate")
 
@@ -30,7 +30,8 @@ def lsr_scores(q: torch.Tensor, alignment: str = "aligned", noise: float = 0.0,
     """Scores of the fixed LSR, built from the true mean reward ``q`` (§3.3, parametrisation inferred).
 
     ``aligned``: g = q; ``noisy``: g = q + noise * eps; ``independent``: g = eps (unrelated to q);
-    ``anti``: g = -q (the LSR prefers the worst item: the documented failure mode of CA-PG).
+    ``anti``: g = -q (the LSR prefers the worst item: the documented failure mode of CA-PG);
+    ``anti_noisy``: g = -q + noise * eps (between anti-aligned and unrelated, for the alignment sweep).
     """
     if not isinstance(q, torch.Tensor) or not q.is_floating_point():
         raise ValueError("q must be a floating-point tensor of mean rewards, shape (..., N)")
@@ -47,7 +48,7 @@ def lsr_scores(q: torch.Tensor, alignment: str = "aligned", noise: float = 0.0,
     eps = torch.randn(q.shape, generator=generator, device=q.device, dtype=q.dtype)
     if alignment == "independent":
         return eps * q.std()
-    return q + noise * eps
+    return (-q if alignment == "anti_noisy" else q) + noise * eps
 
 
 def lsr_probs(g: torch.Tensor, candidates: torch.Tensor, tau: float) -> torch.Tensor:

@@ -13,7 +13,7 @@ import time
 import torch
 from torch import nn
 
-from icml26 import checks
+from icml26 import checks, progress
 from icml26.papers.dag_tsfx import baselines, data
 
 MODEL = dict(d_model=32, d_ff=64, n_heads=4, e_layers=1, patch_len=24, stride=24, dropout=0.0, alpha=0.5)
@@ -156,6 +156,9 @@ def run(config: dict, device, seed: int) -> dict:
     t0 = time.perf_counter()
     cfg = config
     res: dict = {"main": {}, "irrelevant": {}, "ablation": {}}
+    bar = progress.StageBar(["train DAG", "train baselines", "ablations", "irrelevant covariates"]
+                            + (["seasonal discovery"] if cfg.get("seasonal", True) else []), desc="dag_tsfx")
+    bar.next("train DAG")
     main = scenario(cfg, device, seed, sigma_shock=1.0, kappa=1.0)
     te = main["wins"]["test"]
     res["oracle_floor_mse"] = main["floor"]
@@ -164,13 +167,16 @@ def run(config: dict, device, seed: int) -> dict:
     dag.infer_use_future = False
     res["main"]["DAG_no_future"] = _metrics(predict(dag, te)["pred"], te["y"])
     dag.infer_use_future = True
+    bar.next("train baselines")
     for k, name in enumerate(cfg["baselines"]):
         m = _train(name, main["wins"], cfg, device, seed + 1 + k)
         res["main"][name] = _metrics(predict(m, te)["pred"], te["y"])
+    bar.next("ablations")
     for ab in cfg["ablations"]:
         m = _train("DAG", main["wins"], cfg, device, seed, **ABLATIONS[ab])
         res["ablation"][ab] = _metrics(predict(m, te)["pred"], te["y"])
     res["ablation"]["full"] = res["main"]["DAG"]
+    bar.next("irrelevant covariates")
     irr = scenario(cfg, device, seed + 100, sigma_shock=1.0, kappa=0.0)
     ite = irr["wins"]["test"]
     m = _train("DAG", irr["wins"], cfg, device, seed)
@@ -179,6 +185,7 @@ def run(config: dict, device, seed: int) -> dict:
         m = _train(name, irr["wins"], cfg, device, seed + 1 + k)
         res["irrelevant"][name] = _metrics(predict(m, ite)["pred"], ite["y"])
     if cfg.get("seasonal", True):
+        bar.next("seasonal discovery")
         sea = scenario(cfg, device, seed + 200, sigma_shock=0.3, kappa=1.0)
         ste = sea["wins"]["test"]
         m = _train("DAG", sea["wins"], cfg, device, seed)
@@ -188,4 +195,5 @@ def run(config: dict, device, seed: int) -> dict:
                             "seasonal_naive_mae": float((naive - ste["y_exo"]).abs().mean())}
     res["config"] = {k: v for k, v in cfg.items() if k != "model"}
     res["seconds"] = time.perf_counter() - t0
+    bar.close()
     return res

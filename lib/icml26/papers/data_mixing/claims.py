@@ -69,7 +69,13 @@ CLAIMS = [
           "with infinite data, domain j's measured loss rises monotonically with h_i (i != j): min Spearman "
           "rho(h_0, L_j) over j != 0 at widths 16 and 64",
           _c1_rho, ">=", {s: 0.9 for s in ALL}, kind="paper",
-          paper_value="capacity competition explains cross-domain coupling (abstract)", source=SRC + " C1"),
+          paper_value="capacity competition explains cross-domain coupling (abstract)", source=SRC + " C1",
+          why={"standard": "standard, seeds 0-2: min rho = 0.9 / 0.7 / 0.2 (needs >= 0.9; 5 levels of h_0). The low "
+                           "value is always the easiest domain (alpha 1.8) at width 16, whose loss moves least with "
+                           "h_0 (relative range over the levels 0.23 / 0.24 / 0.13, against 0.69-0.96 for domain 1), "
+                           "so training noise reorders two or three of its five points; at width 64 rho >= 0.9 for "
+                           "every domain on every seed, and at width 16 domains 1-3 have rho >= 0.9 on every seed "
+                           "(re-measured by experiment._run_c1)"}),
     Claim("C1_width_helps",
           "at every mixture, every domain's loss is lower at width 64 than at width 4 (max ratio L(64)/L(4))",
           _c1_width, "<", {s: 1.0 for s in ALL}, kind="paper",
@@ -91,12 +97,17 @@ CLAIMS = [
     Claim("C3_mre_vs_exp",
           "held-out MRE of the 5K+1 law is at most 1.1x that of the exp law (K^2+K), mean over scales",
           _c3_ratio, "<=", {"standard": 1.1, "full": 1.1}, kind="paper",
-          paper_value="lower MRE than existing laws with fewer parameters (abstract)", source=SRC + " C3"),
+          paper_value="lower MRE than existing laws with fewer parameters (abstract)", source=SRC + " C3",
+          why="standard, seeds 0-2: 5K+1 / exp held-out MRE = 1.05 / 1.24 / 1.05 (needs <= 1.1): the 5K+1 law's "
+              "MRE is 14.0 / 13.5 / 12.9% and the exp law's 13.3 / 10.9 / 12.4%, so on seed 1 the exp law (K^2+K = "
+              "30 parameters against 26) fits the held-out mixtures better; every law sits near the ~13% noise floor "
+              "of the toy losses (C3_mre_abs). The 1.1 margin is looser than the paper's 'lower' (issue 27)"),
     Claim("C3_mre_abs",
           "held-out MRE of the 5K+1 law is at most 5%",
           _c3_abs, "<=", {"standard": 0.05, "full": 0.05}, kind="paper",
           paper_value="lower MRE than existing laws (abstract)", source=SRC + " C3",
-          why="standard, seed 0: held-out MRE 14.0% for the 5K+1 law, and 13.2-14.0% for every law "
+          why="standard, seeds 0-2: held-out MRE 14.0 / 13.5 / 12.9% (needs <= 5%). Seed 0: 14.0% for the 5K+1 "
+                        "law, and 13.2-14.0% for every law "
                         "(exp 13.2%, linear 13.6%, Shukor 13.7%, BiMix 13.9%): the toy losses (2 init seeds, one "
                         "finite-D data draw per mixture, 400 steps) carry ~13% noise that no law can fit; our pilot "
                         "warned that training noise dominates at this size"),
@@ -108,7 +119,12 @@ CLAIMS = [
     Claim("C4_noise_reduction_grid",
           "the best measured mixture of the sweep gives the hardest domain more than 1/K",
           _c4_grid, ">", {"standard": 0.0, "full": 0.0}, kind="paper",
-          paper_value="noise reduction (abstract)", source=SRC + " C4"),
+          paper_value="noise reduction (abstract)", source=SRC + " C4",
+          why="standard, seeds 0-2: the best measured mixture's weight on the hardest domain minus 1/K = +0.197 / "
+              "+0.326 / -0.020 (needs > 0): on seed 2 the best of the sweep's 50 Dirichlet mixtures gives it 0.18 "
+              "against 1/K = 0.2, while the law's own optimum favours it on every seed (C4_noise_reduction_law "
+              "+0.188 / +0.193 / +0.192): the grid's argmin over 50 random mixtures of noisy losses is the weaker "
+              "test"),
     Claim("C4_shift_grows_as_D_shrinks",
           "the law's weight on the hardest domain is larger at the smaller D",
           _c4_shift, ">", {"standard": 0.0, "full": 0.0}, kind="paper",

@@ -14,7 +14,7 @@ import numpy as np
 import torch
 from scipy.stats import spearmanr
 
-from icml26 import checks
+from icml26 import checks, progress
 
 from . import baselines, method, skills
 from .fitting import fit_law, mre, split_by_mixture
@@ -193,16 +193,23 @@ def run(config: dict, device="cpu", seed: int = 0) -> dict:
     t0 = time.perf_counter()
     cfg = config
     device = torch.device(device) if not isinstance(device, torch.device) else device
+    bar = progress.StageBar(["solver checks", "C1 competition", "mixture sweep", "law fits"]
+                            + (["C4 noise reduction"] if cfg.get("c4") else [])
+                            + (["C5 extrapolation"] if cfg.get("c5") else []), desc="data_mixing")
     dom = skills.make_domains(cfg["alphas"], cfg["n_head"], cfg["n_tail"], cfg["dim"], cfg["n_classes"],
                               cfg["world_seed"], device=device)
     K = dom.K
     res = {"K": K, "alphas": list(cfg["alphas"]), "n_params": {n: LAWS[n].n_params(K) for n in LAWS}}
+    bar.next("solver checks")
     res["c6"] = solver_check(seed)
     res["c2"] = fixture_check(seed)
+    bar.next("C1 competition")
     res["c1"] = _run_c1(dom, cfg, seed, device)
+    bar.next("mixture sweep")
     t_sweep = time.perf_counter()
     sw = _run_sweep(dom, cfg, seed, device)
     res["sweep_seconds"] = time.perf_counter() - t_sweep
+    bar.next("law fits")
     s = cfg["sweep"]
     H = sw["h"]
     train_mix = split_by_mixture(np.arange(len(H)), s["train_frac"], seed=seed + 11)
@@ -233,10 +240,13 @@ def run(config: dict, device="cpu", seed: int = 0) -> dict:
     res["sweep_data"] = {"h": H.tolist(), "rows": [{"W": r["W"], "D": r["D"], "L": r["L"].tolist()}
                                                   for r in sw["rows"]], "train": train_mix.tolist()}
     if cfg.get("c4"):
+        bar.next("C4 noise reduction")
         res["c4"] = _run_c4(cfg, sw, fits_by_scale, joint_fits["ours"], K, seed)
     if cfg.get("c5"):
+        bar.next("C5 extrapolation")
         res["c5"] = _run_c5(dom, cfg, joint_fits["ours"], fits_by_scale, K, seed, device)
     res["seconds"] = time.perf_counter() - t0
+    bar.close()
     return res
 
 

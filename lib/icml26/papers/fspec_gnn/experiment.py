@@ -16,7 +16,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from icml26 import checks
+from icml26 import checks, progress
 from icml26.data import graphs as gdata
 from icml26.nn.spectral import (
     chebyshev_filter,
@@ -250,11 +250,14 @@ def run(config: dict, device, seed: int) -> dict:
     out = {}
     fns = {"identities": identities, "expressivity": expressivity, "counting": learned_counting,
            "edge": edge_separation, "heterophily": heterophily, "scalability": scalability}
+    bar = progress.StageBar(list(config["sections"]) or ["no sections"], desc="fspec_gnn")  # empty: nothing runs
     for name in config["sections"]:
+        bar.next(name)
         t = time.perf_counter()
         out[name] = fns[name](config[name], device, seed)
         out[name]["seconds"] = time.perf_counter() - t
     out["seconds"] = time.perf_counter() - t0
+    bar.close()
     return out
 
 

@@ -21,7 +21,7 @@ import time
 
 import torch
 
-from icml26 import checks
+from icml26 import checks, progress
 
 from . import baselines
 from .data import PairDataset, diabetes_covariates, rotate_task, sample_tasks
@@ -172,6 +172,10 @@ def run(config: dict, device="cpu", seed: int = 0) -> dict:
         raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
     checks.device("device", device)
     device = torch.device(device)
+    bar = progress.StageBar(["theory models"] + [f"train {init} init" for init in cfg["inits"]] + ["angle sweep"]
+                            + (["diabetes"] if cfg["diabetes"] else [])
+                            + (["softmax extension"] if cfg["softmax"] else []), desc="icl_finetuning")
+    bar.next("theory models")
     gen = torch.Generator(device=device)
     gen.manual_seed(seed)
     d, s2, shots = cfg["d"], cfg["sigma2"], cfg["shots"]
@@ -192,10 +196,13 @@ def run(config: dict, device="cpu", seed: int = 0) -> dict:
                "theory": {k: _summary(m, evalset, shots, None) for k, m in theory_models.items()},
                "learned": {}}
     for init in cfg["inits"]:
+        bar.next(f"train {init} init")
         results["learned"][init] = _learned(cfg, init, theta0, evalset, gen, device)
+    bar.next("angle sweep")
     results["angle"] = _angle_sweep(cfg, theta0, theory_models, gen, device)
 
     if cfg["diabetes"]:
+        bar.next("diabetes")
         pool, th = diabetes_covariates(device=device)
         ev = EvalSet({"target": th, "opposite": -th, "random": sample_tasks(1, th.shape[0], gen, device=device)[0]},
                      max(shots), cfg["eval_batch"] // 5, 1, sigma2=s2, pool=pool, seed=4242 + seed)
@@ -203,11 +210,13 @@ def run(config: dict, device="cpu", seed: int = 0) -> dict:
         results["diabetes"] = _learned(dcfg, "theory", th, ev, gen, device, pool=pool)
 
     if cfg["softmax"]:
+        bar.next("softmax extension")
         from .softmax_ext import run_softmax_extension
 
         results["softmax"] = run_softmax_extension(cfg["softmax"], d=d, sigma2=s2, n_shots=cfg["n_ft"],
                                                    theta0=theta0, device=device, generator=gen)
     results["seconds"] = time.perf_counter() - t0
+    bar.close()
     return results
 
 

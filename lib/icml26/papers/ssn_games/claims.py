@@ -74,15 +74,18 @@ def local_start_gap(r) -> float:
     return max(s[0] for s in starts) if all(starts) else math.inf
 
 
-def _cost_ratio(r, modes) -> float:
+def _ratio(h_costs, prm, budget_iterations, modes) -> float:
     """Min over games of (best PRM+ cost to the target among ``modes``, or the budget) / (hybrid's cost)."""
-    budget = 2.0 * r["prm_budget_iterations"]
     out = []
-    for b, h in enumerate(r["hybrid"]["cost_to_target"]):
-        costs = [v["cost_to_target"][b] for k, v in r["prm"].items()
+    for b, h in enumerate(h_costs):
+        costs = [v["cost_to_target"][b] for k, v in prm.items()
                  if k.split("/")[0] in modes and v["cost_to_target"][b] is not None]
-        out.append((min(costs) if costs else budget) / h)
+        out.append((min(costs) if costs else 2.0 * budget_iterations) / h)
     return min(out)
+
+
+def _cost_ratio(r, modes) -> float:
+    return _ratio(r["hybrid"]["cost_to_target"], r["prm"], r["prm_budget_iterations"], modes)
 
 
 def cost_ratio_paper_baseline(r) -> float:
@@ -90,15 +93,30 @@ def cost_ratio_paper_baseline(r) -> float:
     return _cost_ratio(r, ("simultaneous",))
 
 
-def cost_ratio(r) -> float:
-    """Ratio against every PRM+ variant (simultaneous and alternating, all averagings).
+def cost_ratio_alternating(r) -> float:
+    """Ratio against alternating PRM+ (the stronger order; not run in the paper), best of its four averagings."""
+    return _cost_ratio(r, ("alternating",))
 
-    Reported, not asserted: against alternating PRM+ (not run in the paper) the 10x margin is seed-dependent.
-    At standard scale the worst game gave 9.6x (seed 0) and 3.8x (seed 1; alternating last iterate converged
-    linearly), while all 27 games of seed 2 gave >= 10x. A threshold would be flaky and an expected miss
-    would fail on seed 2, so the numbers are shown in ``3_reproduce.ipynb`` instead.
-    """
+
+def cost_ratio(r) -> float:
+    """Ratio against every PRM+ variant (simultaneous and alternating, all averagings); shown, not asserted."""
     return _cost_ratio(r, ("simultaneous", "alternating"))
+
+
+def family_ratios(r, modes) -> dict:
+    """Per game family (``r["families"]``): the worst-game cost ratio against the PRM+ ``modes``."""
+    return {f["name"]: _ratio(f["hybrid"]["cost_to_target"], f["prm"], f["prm_budget_iterations"], modes)
+            for f in r["families"]}
+
+
+def families_ratio_paper_baseline(r) -> float:
+    """Min over the other families (rectangular, uniform, sign, symmetric) of the ratio vs simultaneous PRM+."""
+    return min(family_ratios(r, ("simultaneous",)).values())
+
+
+def families_ratio_alternating(r) -> float:
+    """Min over the other families of the ratio vs alternating PRM+."""
+    return min(family_ratios(r, ("alternating",)).values())
 
 
 def prm_min_gap(r) -> float:
@@ -110,12 +128,15 @@ def lp_value_error(r) -> float:
     """Max |hybrid value - HiGHS value| over the square games and the rectangular one."""
     errs = [abs(a - b) for a, b in zip(r["hybrid"]["value"], r["lp"]["value"])]
     errs.append(abs(r["rect"]["hybrid_value"] - r["rect"]["lp_value"]))
+    for f in r.get("families", []):
+        errs += [abs(a - b) for a, b in zip(f["hybrid"]["value"], f["lp"]["value"])]
     return max(errs)
 
 
 def hybrid_max_gap(r) -> float:
-    """Max duality-gap certificate of the hybrid over all games (square and rectangular)."""
-    return max(max(r["hybrid"]["gap"]), r["rect"]["hybrid_gap"])
+    """Max duality-gap certificate of the hybrid over all games (square, rectangular and the other families)."""
+    return max([*r["hybrid"]["gap"], r["rect"]["hybrid_gap"], *(g for f in r.get("families", [])
+                                                                 for g in f["hybrid"]["gap"])])
 
 
 def cold_failures(r) -> float:
@@ -125,8 +146,9 @@ def cold_failures(r) -> float:
 
 
 def hybrid_success(r) -> float:
-    """Fraction of games (square and rectangular) where the hybrid certifies gap <= its tolerance."""
+    """Fraction of games (square, rectangular and the other families) where the hybrid certifies its tolerance."""
     ok = list(r["hybrid"]["converged"]) + [r["rect"]["converged"]]
+    ok += [c for f in r.get("families", []) for c in f["hybrid"]["converged"]]
     return sum(bool(c) for c in ok) / len(ok)
 
 
@@ -150,14 +172,36 @@ ALL = {"quick": 0, "standard": 0, "full": 0}
 SRC = "abstract; §4-5 (method, Theorem 4); experiments (Tables 1-2)"
 
 WHY_HYBRID_VS_PRM_PLUS_COST = ("seeds 0-2 give 10, 9.67, 10: on seeds 0 and 2 simultaneous PRM+ never reached gap "
-                               "1e-10 within its budget of 10x the hybrid's largest cost; on seed 1 it got there at"
-                               " 9.67x on its worst game, just short of an order of magnitude (a margin of 3%); not"
-                               " re-run with more games per seed")
+                               "1e-10 within its budget of 10x the hybrid's largest cost; on seed 1 its last iterate "
+                               "got there on game 8 at 74000 mat-vecs against the hybrid's 7653 (801 PRM+ iterations "
+                               "+ 4 Newton steps), 9.67x: just short of an order of magnitude (a margin of 3%), not a "
+                               "budget artefact (the budget was 137k mat-vecs)")
 
-WHY_SCALING_TIME_RATIO = ("wall-clock ratios 12.0, 5.8, 4.5 on seeds 0-2, measured on a shared 2-core machine whose"
-                          " load average varied between 4 and 20 while these seeds ran (other experiments in "
-                          "parallel); the load-free cost ratio (hybrid_vs_prm_plus_cost, mat-vec equivalents) is "
-                          "10, 9.67, 10. Not re-measured on an idle machine this round")
+WHY_SCALING_TIME_RATIO = ("wall-clock ratios 12.0, 4.87, 4.17 on seeds 0-2 (12 = capped, PRM+ never reached 1e-8). "
+                          "On development seed 101 the minimum came from 400x800: alternating PRM+ reached 1e-8 in "
+                          "77.8 s (79800 iterations), the hybrid in 12.5 s, 6.2x, while 100x100 and 300x300 were "
+                          "capped at 12x; a 400x800 Newton solve (n+m = 1200, dense LU) costs ~1800 mat-vecs, so the "
+                          "hybrid's time there is dominated by its solves. Measured on a shared 2-core machine at load "
+                          "7-12 (the cost claims, in mat-vecs, do not depend on it)")
+
+WHY_ALT_COST = ("seeds 0-2 give 9.56, 3.79, 10. Seed 0: the alternating last iterate reached 1e-10 on game 0 at "
+                "50000 mat-vecs, the hybrid needed 5229 (267 PRM+ iterations + 8 Newton steps). Seed 1: on game 2 "
+                "the hybrid needed 1869 PRM+ iterations before a Newton phase succeeded (13731 mat-vecs, 2 Newton "
+                "steps), while the alternating last iterate converged linearly and got there at 52000 (3.79x). Seed "
+                "2: never reached within the budget. Alternating PRM+ is not the paper's baseline; against it the "
+                "speed-up is 4-10x, not an order of magnitude on every game")
+
+WHY_FAMILIES_SIM = ("development seed 100 missed (uniform [0,1]: simultaneous quadratic-averaged PRM+ reached 1e-10 at "
+                    "7.6x the hybrid's cost); evaluation seeds 0-2 all hold at 10 (never reached on any family's "
+                    "hardest game)")
+
+WHY_FAMILIES_ALT = ("seeds 0-2 give 9.66, 9.03, 9.31, each from one family and one game: seed 0 uniform [0,1] "
+                    "(alternating quadratic average reached 1e-10 at 79000 mat-vecs, the hybrid needed 8179: 801 PRM+ "
+                    "iterations + 6 Newton steps), seed 1 rectangular 100x200 (alternating last iterate at 107000 vs "
+                    "11848: 1350 PRM+ iterations + 3 Newton steps), seed 2 skew (last iterate at 66000 vs 7088). The "
+                    "other 9 family-seed pairs hold at 10 (never reached). The budget is 10x the hybrid's largest "
+                    "cost, so these are games where alternating PRM+ got there in the last 3-10% of it: the speed-up "
+                    "against alternating PRM+ is about, not at least, an order of magnitude")
 
 CLAIMS = [
     Claim("ssn_local_steps",
@@ -180,6 +224,28 @@ CLAIMS = [
           metric=cost_ratio_paper_baseline, op=">=", threshold={"standard": 10, "full": 10}, kind="paper",
           why={"standard": WHY_HYBRID_VS_PRM_PLUS_COST},
           paper_value="an order of magnitude faster than PRM+", source="abstract; Tables 1-2"),
+    Claim("hybrid_vs_alt_prm_plus_cost",
+          "To reach gap 1e-10, alternating PRM+ (the stronger update order a reviewer asked for; best of last "
+          "iterate and uniform/linear/quadratic averages) needs >= 10x the hybrid's mat-vec equivalents (worst "
+          "game; same budget of 10x the hybrid's largest cost)",
+          metric=cost_ratio_alternating, op=">=", threshold={"standard": 10, "full": 10}, kind="paper",
+          why={"standard": WHY_ALT_COST},
+          paper_value="an order of magnitude faster than PRM+ (alternating PRM+ not run in the paper)",
+          source="abstract; Tables 1-2; docs/papers/ssn_games.md (baselines)"),
+    Claim("families_vs_prm_plus_cost",
+          "On rectangular (100x200), uniform [0,1], sign (+-1) and symmetric (skew) games, simultaneous PRM+ "
+          "needs >= 10x the hybrid's mat-vec equivalents to reach gap 1e-10 (worst game of every family)",
+          metric=families_ratio_paper_baseline, op=">=", threshold={"standard": 10, "full": 10}, kind="paper",
+          why={"standard": WHY_FAMILIES_SIM},
+          paper_value="an order of magnitude faster than PRM+ (the paper's tables: random games incl. 400x800)",
+          source="abstract; Tables 1-2"),
+    Claim("families_vs_alt_prm_plus_cost",
+          "On the same four families, alternating PRM+ needs >= 10x the hybrid's mat-vec equivalents to reach "
+          "gap 1e-10 (worst game of every family)",
+          metric=families_ratio_alternating, op=">=", threshold={"standard": 10, "full": 10}, kind="paper",
+          why={"standard": WHY_FAMILIES_ALT},
+          paper_value="an order of magnitude faster than PRM+ (alternating PRM+ not run in the paper)",
+          source="abstract; Tables 1-2"),
     Claim("prm_plus_misses_target",
           "No PRM+ variant (simultaneous/alternating x last/uniform/linear/quadratic) reaches gap 1e-10 "
           "within 16k iterations (32k mat-vecs, 2-6x the hybrid's largest cost)",

@@ -163,14 +163,65 @@ def plot_scaling(results: dict):
     fig, ax = figure(width=5.0, height=3.4)
     labels = [f"{s['n']}x{s['m']}" for s in sizes]
     xs = np.arange(len(sizes))
-    ax.bar(xs - 0.2, [s["hybrid_seconds"] for s in sizes], 0.4, color=PALETTE[0], label="hybrid")
-    ax.bar(xs + 0.2, [s["prm_seconds"] for s in sizes], 0.4, color=PALETTE[1],
+    lp = all("lp_seconds" in s for s in sizes)
+    w = 0.27 if lp else 0.4
+    ax.bar(xs - w / 2 - (w / 2 if lp else 0), [s["hybrid_seconds"] for s in sizes], w, color=PALETTE[0],
+           label="hybrid")
+    ax.bar(xs + w / 2 - (w / 2 if lp else 0), [s["prm_seconds"] for s in sizes], w, color=PALETTE[1],
            label="alt. PRM+ (hatched: capped, never reached 1e-8)")
     for i, s in enumerate(sizes):
         if not s["prm_reached"]:
-            ax.bar([i + 0.2], [s["prm_seconds"]], 0.4, color="none", edgecolor="k", hatch="//")
+            ax.bar([i + w / 2 - (w / 2 if lp else 0)], [s["prm_seconds"]], w, color="none", edgecolor="k",
+                   hatch="//")
+    if lp:
+        ax.bar(xs + w, [s["lp_seconds"] for s in sizes], w, color=PALETTE[2], label="LP (HiGHS, exact vertex)")
     ax.set_yscale("log")
     ax.set_xticks(xs, labels)
-    ax.set_ylabel("seconds to gap 1e-8")
+    ax.set_ylabel("seconds to gap 1e-8 (wall clock)")
     ax.legend(fontsize=7)
     return fig
+
+
+def _cell(v, fmt="{:.1f}x"):
+    return "-" if v is None else fmt.format(v)
+
+
+def peer_table(results: dict) -> str:
+    """HTML table of every peer the run measured: cost ratios (mat-vec equivalents) and wall clock.
+
+    Rows: the main batch against simultaneous / alternating PRM+ (worst game) and restarted PDHG (per game,
+    where run); each other game family (where run); per scaling size, seconds of the hybrid (to 1e-8 and to
+    1e-6), HiGHS and alternating PRM+ (to 1e-6). A ratio above 1 means the peer needs more than the hybrid.
+    """
+    from icml26.papers.ssn_games import claims
+
+    _check_results(results, ("hybrid", "prm", "prm_budget_iterations"))
+    rows = [("main batch (Gaussian)", _cell(claims.cost_ratio_paper_baseline(results)),
+             _cell(claims.cost_ratio_alternating(results)),
+             ", ".join(_cell(v) for v in results["pdhg"]["ratio"]) if results.get("pdhg") else "-")]
+    sim, alt = (claims.family_ratios(results, (mode,)) if results.get("families") else {}
+                for mode in ("simultaneous", "alternating"))
+    rows += [(name, _cell(sim[name]), _cell(alt[name]), "-") for name in sim]
+    head = ("<tr><th>games</th><th>sim. PRM+ / hybrid</th><th>alt. PRM+ / hybrid</th>"
+            "<th>restarted PDHG / hybrid</th></tr>")
+    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in rows)
+    html = ("<p>Mat-vec equivalents to gap 1e-10, worst game (a peer that never got there counts its budget, "
+            f"10x the hybrid's largest cost):</p><table>{head}{body}</table>")
+    if "lp" in results and "seconds" in results["hybrid"]:
+        h_s, lp_s = results["hybrid"]["seconds"], results["lp"]["seconds"]
+        html += (f"<p>Main batch, wall clock: the hybrid certified all games in {h_s:.3f} s, HiGHS solved them in "
+                 f"{lp_s:.3f} s (largest HiGHS gap {max(results['lp']['gap']):.1e}): "
+                 f"{'HiGHS' if lp_s < h_s else 'the hybrid'} is {max(h_s, lp_s) / min(h_s, lp_s):.1f}x faster.</p>")
+    if results.get("scaling"):
+        sizes = results["scaling"]["sizes"]
+        head = ("<tr><th>size</th><th>hybrid to 1e-8</th><th>hybrid to 1e-6</th><th>HiGHS</th>"
+                "<th>alt. PRM+ to 1e-6</th><th>alt. PRM+ to 1e-8</th></tr>")
+        s_ = "{:.3f} s"
+        body = "".join(
+            f"<tr><td>{s['n']}x{s['m']}</td><td>{_cell(s['hybrid_seconds'], s_)}</td>"
+            f"<td>{_cell(s.get('hybrid_seconds_low'), s_)}</td><td>{_cell(s.get('lp_seconds'), s_)}</td>"
+            f"<td>{_cell(s.get('prm_seconds_low'), s_)}</td>"
+            f"<td>{_cell(s['prm_seconds'], s_) + ('' if s['prm_reached'] else ' (capped)')}</td></tr>"
+            for s in sizes)
+        html += f"<p>Wall clock on this machine (one thread):</p><table>{head}{body}</table>"
+    return html

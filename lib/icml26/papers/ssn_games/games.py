@@ -13,7 +13,7 @@ import torch
 
 from icml26 import checks
 
-DISTRIBUTIONS = ("gaussian", "uniform", "sign")
+DISTRIBUTIONS = ("gaussian", "uniform", "sign", "skew")
 
 
 def check_games(A, name: str = "A") -> torch.Tensor:
@@ -35,15 +35,19 @@ def check_games(A, name: str = "A") -> torch.Tensor:
 
 def random_games(batch: int, n: int, m: int, *, distribution: str = "gaussian", seed: int = 0,
                  device="cpu", dtype=torch.float64) -> torch.Tensor:
-    """``batch`` i.i.d. random games ``(batch, n, m)``: N(0,1), U[0,1] or +-1 entries, seeded.
+    """``batch`` seeded random games ``(batch, n, m)``: i.i.d. N(0,1), U[0,1] or +-1 entries, or ``"skew"``.
 
-    See docs/papers/ssn_games.md §2.
+    ``"skew"`` is a structured family: the symmetric zero-sum game ``A = (G - G^T) / sqrt(2)`` with ``G``
+    Gaussian (``n == m``; game value 0, both players share one equilibrium strategy, so the two supports are
+    equal by construction). See docs/papers/ssn_games.md §2.
     """
     for label, v in (("batch", batch), ("n", n), ("m", m)):
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:
             raise ValueError(f"{label} must be a positive integer; got {v!r}")
     if distribution not in DISTRIBUTIONS:
         raise ValueError(f"distribution must be one of {DISTRIBUTIONS}; got {distribution!r}")
+    if distribution == "skew" and n != m:
+        raise ValueError(f"distribution='skew' needs a square game (n == m); got n={n}, m={m}")
     checks.seed("seed", seed)
     checks.device("device", device)
     if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
@@ -51,6 +55,9 @@ def random_games(batch: int, n: int, m: int, *, distribution: str = "gaussian", 
     g = torch.Generator(device="cpu").manual_seed(int(seed))
     if distribution == "gaussian":
         A = torch.randn(batch, n, m, generator=g, dtype=torch.float64)
+    elif distribution == "skew":
+        A = torch.randn(batch, n, m, generator=g, dtype=torch.float64)
+        A = (A - A.transpose(1, 2)) / math.sqrt(2.0)
     elif distribution == "uniform":
         A = torch.rand(batch, n, m, generator=g, dtype=torch.float64)
     else:

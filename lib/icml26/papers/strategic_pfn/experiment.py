@@ -23,7 +23,7 @@ import time
 
 import torch
 
-from icml26 import checks
+from icml26 import checks, progress
 from icml26.data import priors
 from icml26.nn.pfn import TinyPFN, train_pfn
 
@@ -254,15 +254,23 @@ def run(config: dict, device="cpu", seed: int = 0) -> dict:
     checks.device("device", device)
     device = torch.device(device)
     t0 = time.perf_counter()
+    bar = progress.StageBar(["pretrain PFN", "evaluate budgets"] + (["P2 rounds"] if config.get("p2_budgets") else [])
+                            + (["context sweep"] if config.get("ctx_sweep") else [])
+                            + (["real data"] if config.get("real") else [])
+                            + (["stochastic agents"] if config.get("stochastic") else []), desc="strategic_pfn")
+    bar.next("pretrain PFN")
     model, info = pretrain_pfn(config["pfn"], device, seed)
+    bar.next("evaluate budgets")
     dcfg = config["data"]
     task = _gauss_task(dcfg, dcfg["n_ctx"], 1000 + seed, device)
     results = {"pfn": info, "budgets": [float(r) for r in config["budgets"]], "reps": dcfg["reps"],
                "p1": evaluate_budgets(model, task, config, seed)}
     if config.get("p2_budgets"):
+        bar.next("P2 rounds")
         results["p2"] = evaluate_p2(model, task, config, seed)
     sweep = config.get("ctx_sweep")
     if sweep:
+        bar.next("context sweep")
         rows = {"n_ctx": list(sweep["n_ctx"]), "base_gap": [], "spn_gap": [], "base_acc": [], "spn_acc": [],
                 "clean_acc": []}
         for i, n in enumerate(sweep["n_ctx"]):
@@ -277,6 +285,7 @@ def run(config: dict, device="cpu", seed: int = 0) -> dict:
         results["ctx_sweep"] = rows
     real = config.get("real")
     if real:
+        bar.next("real data")
         t = data.breast_cancer_task(real["reps"], n_ctx=real["n_ctx"], seed=3000 + seed, device=device)
         results["real"] = {"name": real["name"], "budget": real["budget"],
                            **evaluate_budgets(model, t, config, seed, budgets=[real["budget"]],
@@ -284,6 +293,7 @@ def run(config: dict, device="cpu", seed: int = 0) -> dict:
                                               misspecified=False)}
     stoch = config.get("stochastic")
     if stoch:
+        bar.next("stochastic agents")
         results["stochastic"] = {}
         for pi in stoch["pis"]:
             cfg = dict(config, agents=dict(pi=pi, random_budget=True))
@@ -291,4 +301,5 @@ def run(config: dict, device="cpu", seed: int = 0) -> dict:
                                    misspecified=False)
             results["stochastic"][_key(pi)] = {m: res[m][_key(stoch["budget"])]["acc"] for m in res}
     results["seconds"] = time.perf_counter() - t0
+    bar.close()
     return results

@@ -23,7 +23,7 @@ import time
 import numpy as np
 import torch
 
-from icml26 import checks
+from icml26 import checks, progress
 
 from . import baselines as B
 from . import data as D
@@ -276,6 +276,10 @@ def run(config: dict, device="cpu", seed: int = 0) -> dict:
     device = torch.device(device)
     t0 = time.perf_counter()
     cfg = config
+    bar = progress.StageBar(["C1 uncertainty", "C2 models"] + (["C3 noise scales"] if cfg.get("noise_scales") else [])
+                            + (["C4 embeddings"] if cfg.get("c4") else []) + (["C5 LRLR"] if cfg.get("c5") else [])
+                            + (["C6 PFN"] if cfg.get("pfn") else []), desc="tabular_uncertainty")
+    bar.next("C1 uncertainty")
     S = _split(cfg["n_train"], cfg["n_val"], cfg["n_test"], seed, d=cfg["d"], noise_dir=cfg["noise_dir"])
     est = cfg["est"]
     u_gbdt = M.gbdt_uncertainty(S["Xtr"], S["ytr"], S["Xte"], n_folds=est["n_folds"], max_iter=est["max_iter"],
@@ -283,6 +287,7 @@ def run(config: dict, device="cpu", seed: int = 0) -> dict:
     u_mlp = M.hetero_mlp_uncertainty(S["Xtr"], S["ytr"], S["Xte"], epochs=est["mlp_epochs"], seed=seed, device=device)
     res = {"c1": {"gbdt_vs_true": M.spearman(u_gbdt, S["vte"]), "mlp_vs_true": M.spearman(u_mlp, S["vte"]),
                   "gbdt_vs_mlp": M.spearman(u_gbdt, u_mlp)}}
+    bar.next("C2 models")
     models = {}
     e_mlp = M.excess(_predict("mlp", S, cfg, seed, device, models), S["fte"])
     res["c2"] = {"mlp": {"excess": float(e_mlp.mean()), "excess_by_q": M.group_means(e_mlp, u_gbdt).tolist()}}
@@ -295,14 +300,19 @@ def run(config: dict, device="cpu", seed: int = 0) -> dict:
     res["curves"] = curves
     res["u_sorted_true_var"] = S["vte"][np.argsort(u_gbdt)][:: max(1, len(u_gbdt) // 400)].tolist()
     if cfg.get("noise_scales"):
+        bar.next("C3 noise scales")
         res["c3"] = _c3(cfg, seed, device)
     if cfg.get("c4"):
+        bar.next("C4 embeddings")
         kind = cfg["c4"]["embedding"]
         model = models.get(kind) or _nn(kind, S, cfg, seed, device)
         res["c4"] = _c4(S, u_gbdt, model, cfg["c4"], device)
     if cfg.get("c5"):
+        bar.next("C5 LRLR")
         res["c5"] = _c5(cfg, seed, device)
     if cfg.get("pfn"):
+        bar.next("C6 PFN")
         res["c6"] = _c6(cfg, seed, device)
     res["seconds"] = time.perf_counter() - t0
+    bar.close()
     return res

@@ -11,7 +11,7 @@ import time
 
 import numpy as np
 
-from icml26 import checks
+from icml26 import checks, progress
 from icml26.papers.tool_guard import agent, attacks, baselines, env, planner
 
 CONFIGS = {
@@ -88,9 +88,12 @@ def run(config: dict, device="cpu", seed: int = 0) -> dict:
     checks.seed("seed", seed)
     t0 = time.perf_counter()
     dev = str(device)
+    bar = progress.StageBar([f"{suite}: {part}" for suite in config["suites"] for part in ("benign", "attacks")],
+                            desc="tool_guard")
     out = {"benign": {}, "grid": {}, "n_tasks": config["n_tasks"], "defenses": list(config["defenses"]),
            "strategies": list(config["strategies"])}
     for suite in config["suites"]:
+        bar.next(f"{suite}: benign")
         plan = planner.EmbeddingPlanner(suite, device=dev, seed=seed)
         tasks = env.make_tasks(suite, config["n_tasks"], seed=seed)
         clean = env.suite_tools(suite)
@@ -98,6 +101,7 @@ def run(config: dict, device="cpu", seed: int = 0) -> dict:
         seeds = tuple(range(seed, seed + config["tie_seeds"]))
         out["benign"][suite] = {d: evaluate(tasks, plan, clean, D, seeds)["utility"] for d, D in defs.items()}
         out["benign"][suite]["clean_asr"] = evaluate(tasks, plan, clean, baselines.make_defense("none"))["asr"]
+        bar.next(f"{suite}: attacks")
         out["grid"][suite] = {}
         for strat in config["strategies"]:
             cat, poisoned = attacks.poison_catalog(clean, suite, strat, config["num_poison"][suite],
@@ -105,4 +109,5 @@ def run(config: dict, device="cpu", seed: int = 0) -> dict:
             out["grid"][suite][strat] = {d: evaluate(tasks, plan, cat, D, seeds) for d, D in defs.items()}
             out["grid"][suite][strat]["poisoned_tools"] = poisoned
     out["seconds"] = time.perf_counter() - t0
+    bar.close()
     return out

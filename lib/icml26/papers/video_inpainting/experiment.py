@@ -15,7 +15,7 @@ import numpy as np
 import torch
 from scipy.stats import spearmanr
 
-from icml26 import checks
+from icml26 import checks, progress
 from icml26.diffusion import WienerDenoiser, cosine_alpha_bar, ddim_sample
 from icml26.papers.video_inpainting import baselines, method
 from icml26.papers.video_inpainting.toyvideo import make_videos
@@ -128,13 +128,18 @@ def run(config: dict, device, seed: int) -> dict:
     _check_config(config, RUN_KEYS)
     device = checks.device("device", device)
     checks.seed("seed", seed)
+    bar = progress.StageBar(["setup", "sample plain", "sample TSI", "always-on and uniform sweep",
+                             "post-hoc and baselines", "C6 risk"], desc="video_inpainting")
+    bar.next("setup")
     d = setup(config, device, seed)
     steps, k, cp = config["steps"], config["long_k"], dict(config.get("controller", {}))
     out = {"methods": {}}
+    bar.next("sample plain")
     mon = controller(d, "monitor", **cp)
     plain = sample(d, steps, mon)
     out["methods"]["plain"] = metrics(d, plain, k)
     out["methods"]["gt"] = metrics(d, d["video"], k)
+    bar.next("sample TSI")
     tsi_c = controller(d, "tsi", **cp)
     tsi = sample(d, steps, tsi_c)
     out["methods"]["tsi"] = metrics(d, tsi, k)
@@ -142,6 +147,7 @@ def run(config: dict, device, seed: int) -> dict:
     non_anchor = ~tsi_c.is_anchor.cpu()
     out["fraction_corrected"] = float(raster[:, :, non_anchor].float().mean())
     out["trigger_raster_video0"] = raster[:, 0].int().tolist()
+    bar.next("always-on and uniform sweep")
     ao_c = controller(d, "always_on", **cp)
     out["methods"]["always_on"] = metrics(d, sample(d, steps, ao_c), k)
     sweep = []
@@ -149,6 +155,7 @@ def run(config: dict, device, seed: int) -> dict:
         uc = controller(d, "uniform", lam=lam, **{k2: v for k2, v in cp.items() if k2 != "lam"})
         sweep.append(dict(lam=lam, **metrics(d, sample(d, steps, uc), k)))
     out["uniform_sweep"] = sweep
+    bar.next("post-hoc and baselines")
     ph = baselines.post_hoc_smoothing(plain, d["mask"], d["flows"], d["valid"], lam=config["post_hoc_lam"],
                                       padding=d["padding"])
     out["methods"]["post_hoc"] = metrics(d, ph, k)
@@ -156,6 +163,7 @@ def run(config: dict, device, seed: int) -> dict:
     fp = baselines.flow_propagation(d["known"], d["mask"], d["flows"], d["valid"], plain, padding=d["padding"])
     out["methods"]["flow_propagation"] = metrics(d, fp, k)
     # matched-reduction uniform point for C3: the weakest lam that reaches TSI's E_warp
+    bar.next("C6 risk")
     target = out["methods"]["tsi"]["e_warp"]
     reach = [s for s in sweep if s["e_warp"] <= target]
     out["uniform_matched"] = min(reach, key=lambda s: s["lam"]) if reach else min(sweep, key=lambda s: s["e_warp"])
@@ -168,4 +176,5 @@ def run(config: dict, device, seed: int) -> dict:
     out["texture_variance"] = float(d["video"].var())
     out["nfe"] = steps
     out["seconds"] = time.perf_counter() - t0
+    bar.close()
     return out
