@@ -213,15 +213,13 @@ def fused_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, varian
 
     ``q``: ``(B, H, T, d)``, ``k``, ``v``: ``(B, H, S, d)`` with ``S = T`` when ``causal``.
     """
-    if variant not in FUSED_VARIANTS:
-        raise ValueError(f"variant must be one of {', '.join(FUSED_VARIANTS)} on the fused path; got {variant!r}")
     _check_inputs(q, k, v, sink_logit, gate_logit)
     return _fused_attention(q, k, v, variant=variant, causal=causal, sink_logit=sink_logit, gate_logit=gate_logit,
                             need_gate=need_gate)
 
 
 def _fused_attention(q, k, v, *, variant, causal, sink_logit, gate_logit, need_gate) -> AttentionResult:
-    """:func:`fused_attention` without the finiteness checks."""
+    """:func:`fused_attention` without the finiteness checks (the variant and the shapes are still checked)."""
     if variant not in FUSED_VARIANTS:
         raise ValueError(f"variant must be one of {', '.join(FUSED_VARIANTS)} on the fused path; got {variant!r}")
     if q.dim() != 4 or k.dim() != 4 or v.dim() != 4 or k.shape != v.shape or q.shape[:2] != k.shape[:2] \
@@ -321,9 +319,7 @@ class MultiHeadAttention(nn.Module):
         if rope and self.d_head % 2:
             raise ValueError(f"rope needs an even head dimension; d_model/n_heads = {self.d_head}")
         self.causal, self.rope, self.rope_base = causal, rope, checks.positive_number("rope_base", rope_base)
-        if not isinstance(fused, bool):
-            raise TypeError(f"fused must be a bool; got {type(fused).__name__}")
-        self.fused = fused and variant in FUSED_VARIANTS
+        self.fused = checks.instance("fused", fused, bool) and variant in FUSED_VARIANTS
         self.need_gate = True
         self.q_proj = nn.Linear(d_model, d_model, bias=bias)
         self.k_proj = nn.Linear(d_model, d_model, bias=bias)

@@ -45,8 +45,7 @@ class GPTConfig:
             raise ValueError(f"n_heads must divide d_model; got d_model={self.d_model}, n_heads={self.n_heads}")
         if self.variant not in VARIANTS:
             raise ValueError(f"variant must be one of {', '.join(VARIANTS)}; got {self.variant!r}")
-        if not isinstance(self.fused, bool):
-            raise TypeError(f"fused must be a bool; got {type(self.fused).__name__}")
+        checks.instance("fused", self.fused, bool)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -57,8 +56,7 @@ class Block(nn.Module):
 
     def __init__(self, cfg: GPTConfig):
         super().__init__()
-        if not isinstance(cfg, GPTConfig):
-            raise TypeError(f"cfg must be a GPTConfig; got {type(cfg).__name__}")
+        checks.instance("cfg", cfg, GPTConfig)
         self.ln1 = nn.LayerNorm(cfg.d_model)
         self.attn = MultiHeadAttention(cfg.d_model, cfg.n_heads, cfg.variant, causal=True, rope=cfg.rope,
                                        fused=cfg.fused)

@@ -15,15 +15,18 @@ from icml26 import checks
 PADDINGS = ("border", "zeros", "periodic")
 
 
-def _check(img: torch.Tensor, flow: torch.Tensor) -> None:
+def _check(img: torch.Tensor, flow: torch.Tensor, padding: str, mode: str = "bilinear") -> None:
+    """Shapes and choices of a warp (finiteness is checked by the public functions, once)."""
     if not isinstance(img, torch.Tensor) or img.dim() != 4:
         raise ValueError(f"img must be a 4-D tensor (N, C, H, W); got {getattr(img, 'shape', img)!r}")
     if not isinstance(flow, torch.Tensor) or flow.dim() != 4 or flow.shape[1] != 2:
         raise ValueError(f"flow must be a 4-D tensor (N, 2, H, W); got {getattr(flow, 'shape', flow)!r}")
     if flow.shape[0] != img.shape[0] or flow.shape[-2:] != img.shape[-2:]:
         raise ValueError(f"flow {tuple(flow.shape)} must match img {tuple(img.shape)} in N, H and W")
-    checks.tensor("img", img)
-    checks.tensor("flow", flow)
+    if padding not in PADDINGS:
+        raise ValueError(f"padding must be one of {PADDINGS}; got {padding!r}")
+    if mode not in ("bilinear", "nearest"):
+        raise ValueError(f"mode must be 'bilinear' or 'nearest'; got {mode!r}")
 
 
 def _check_flow(name: str, flow: torch.Tensor) -> torch.Tensor:
@@ -36,11 +39,14 @@ def _check_flow(name: str, flow: torch.Tensor) -> torch.Tensor:
 
 def warp(img: torch.Tensor, flow: torch.Tensor, padding: str = "border", mode: str = "bilinear") -> torch.Tensor:
     """W(img)(p) = img(p + flow(p)) by bilinear (or nearest) sampling; ``padding="periodic"`` wraps (torus)."""
-    _check(img, flow)
-    if padding not in PADDINGS:
-        raise ValueError(f"padding must be one of {PADDINGS}; got {padding!r}")
-    if mode not in ("bilinear", "nearest"):
-        raise ValueError(f"mode must be 'bilinear' or 'nearest'; got {mode!r}")
+    _check(img, flow, padding, mode)
+    checks.tensor("img", img)
+    checks.tensor("flow", flow)
+    return _warp(img, flow, padding, mode)
+
+
+def _warp(img: torch.Tensor, flow: torch.Tensor, padding: str, mode: str) -> torch.Tensor:
+    """:func:`warp` on inputs already checked."""
     N, _, H, W = img.shape
     ys = torch.arange(H, device=img.device, dtype=flow.dtype)
     xs = torch.arange(W, device=img.device, dtype=flow.dtype)
@@ -66,7 +72,8 @@ def compose_flows(u_fg: torch.Tensor, u_gh: torch.Tensor, padding: str = "border
     _check_flow("u_fg", u_fg)
     if _check_flow("u_gh", u_gh).shape != u_fg.shape:
         raise ValueError(f"u_gh must have the shape of u_fg {tuple(u_fg.shape)}; got {tuple(u_gh.shape)}")
-    return u_fg + warp(u_gh, u_fg, padding=padding)
+    _check(u_gh, u_fg, padding)
+    return u_fg + _warp(u_gh, u_fg, padding, "bilinear")
 
 
 def fb_valid(u_fg: torch.Tensor, u_gf: torch.Tensor, abs_tol: float = 0.5, rel_tol: float = 0.01,
@@ -77,7 +84,8 @@ def fb_valid(u_fg: torch.Tensor, u_gf: torch.Tensor, abs_tol: float = 0.5, rel_t
     _check_flow("u_fg", u_fg)
     if _check_flow("u_gf", u_gf).shape != u_fg.shape:
         raise ValueError(f"u_gf must have the shape of u_fg {tuple(u_fg.shape)}; got {tuple(u_gf.shape)}")
-    back = warp(u_gf, u_fg, padding=padding)
+    _check(u_gf, u_fg, padding)
+    back = _warp(u_gf, u_fg, padding, "bilinear")
     err = (u_fg + back).norm(dim=1, keepdim=True)
     ok = err < abs_tol + rel_tol * u_fg.norm(dim=1, keepdim=True)
     if padding != "periodic":
@@ -96,5 +104,7 @@ def warp_video(frames: torch.Tensor, flows: torch.Tensor, padding: str = "border
     if frames.shape[:-3] != flows.shape[:-3]:
         raise ValueError(f"frames {tuple(frames.shape)} and flows {tuple(flows.shape)} need equal leading dims")
     lead = frames.shape[:-3]
-    out = warp(frames.reshape(-1, *frames.shape[-3:]), flows.reshape(-1, *flows.shape[-3:]), padding=padding)
+    img, flow = frames.reshape(-1, *frames.shape[-3:]), flows.reshape(-1, *flows.shape[-3:])
+    _check(img, flow, padding)
+    out = _warp(img, flow, padding, "bilinear")
     return out.reshape(*lead, *frames.shape[-3:])
