@@ -51,6 +51,12 @@ def _coeff_tensor(name: str, value, dtype: torch.dtype = torch.float32) -> torch
     return checks.tensor(name, value, ndim=(1, 2))
 
 
+def _check_K(K) -> int:
+    if isinstance(K, bool) or not isinstance(K, int) or K < 0:
+        raise ValueError(f"K must be a non-negative integer; got {K!r}")
+    return K
+
+
 # ----------------------------------------------------------------------------------------------- Laplacians
 def _check_edge_index(edge_index, num_nodes: int) -> None:
     if not isinstance(edge_index, torch.Tensor) or edge_index.dim() != 2 or edge_index.shape[0] != 2:
@@ -137,9 +143,8 @@ def _matmul(lap: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
     return lap @ x
 
 
-def _coeffs(coeffs, name: str, channels: int) -> torch.Tensor:
-    if not isinstance(coeffs, torch.Tensor):
-        coeffs = torch.as_tensor(coeffs, dtype=torch.float32)
+def _coeffs(coeffs: torch.Tensor, name: str, channels: int) -> torch.Tensor:
+    """Coefficients as ``(K+1, 1)`` or ``(K+1, C)`` (a tensor: the public functions convert and check them)."""
     if coeffs.dim() == 1:
         coeffs = coeffs.unsqueeze(-1)
     if coeffs.dim() != 2 or coeffs.shape[0] < 1 or coeffs.shape[1] not in (1, channels):
@@ -307,12 +312,6 @@ def eig_filter(lap: torch.Tensor, x: torch.Tensor, response) -> torch.Tensor:
 
 
 # ----------------------------------------------------------------------------------------------- modules
-def _check_K(K) -> int:
-    if isinstance(K, bool) or not isinstance(K, int) or K < 0:
-        raise ValueError(f"K must be a non-negative integer; got {K!r}")
-    return K
-
-
 class ChebConv(nn.Module):
     """ChebNet layer: ``sum_k T_k(L - I) x W_k (+ b)`` (one weight matrix per order, as PyG's ``ChebConv``)."""
 
