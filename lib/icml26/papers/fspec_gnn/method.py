@@ -161,6 +161,11 @@ def shortest_path_distances(adj: torch.Tensor, mask: torch.Tensor, max_dist: int
     _check_adj(adj, mask)
     if isinstance(max_dist, bool) or not isinstance(max_dist, int) or max_dist < 1:
         raise ValueError(f"max_dist must be a positive integer; got {max_dist!r}")
+    return _shortest_path_distances(adj, mask, max_dist)
+
+
+def _shortest_path_distances(adj: torch.Tensor, mask: torch.Tensor, max_dist: int) -> torch.Tensor:
+    """:func:`shortest_path_distances` on a checked batch (the model's forward pass)."""
     n = adj.shape[-1]
     a = (adj > 0).float()
     eye = torch.eye(n, device=adj.device, dtype=torch.bool).expand_as(a)
@@ -179,6 +184,11 @@ def pair_type_labels(adj: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """Atomic pair types: 0 non-edge, 1 edge, 2 diagonal (the ``X^0 = I, A`` input of the no-SPD ablation,
     docs/papers/fspec_gnn.md §6)."""
     _check_adj(adj, mask)
+    return _pair_type_labels(adj)
+
+
+def _pair_type_labels(adj: torch.Tensor) -> torch.Tensor:
+    """:func:`pair_type_labels` on a checked batch (the model's forward pass)."""
     n = adj.shape[-1]
     t = (adj > 0).long()
     t = t + 2 * torch.eye(n, dtype=torch.long, device=adj.device) * (1 - t)
@@ -265,8 +275,8 @@ class DenseFSpecGNN(nn.Module):
 
     def pair_features(self, adj, mask):
         if self.pair_input == "spd":
-            return self.embed(shortest_path_distances(adj, mask, self.max_spd))
-        return self.embed(pair_type_labels(adj, mask))
+            return self.embed(_shortest_path_distances(adj, mask, self.max_spd))
+        return self.embed(_pair_type_labels(adj))
 
     def embed_pairs(self, adj, mask, spectrum=None):
         """Final pair representation ``S (B, n, n, d)`` (``spectrum`` = cached ``padded_eigh`` output)."""
