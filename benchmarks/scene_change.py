@@ -101,7 +101,7 @@ def main(argv=None):
 
     def step(cached):
         out = model(qv, rv, tokens=tokens if cached else None, validate=False)
-        loss = method.bce_dice_loss(out["logits"], mask)
+        loss = method._bce_dice_loss(out["logits"], mask)  # the training step's core
         opt.zero_grad()
         loss.backward()
         opt.step()

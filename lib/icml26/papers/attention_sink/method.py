@@ -143,12 +143,11 @@ def _layer_cv(imp: torch.Tensor, eps: float = EPS) -> torch.Tensor:
 def routed_mask(imp: torch.Tensor, shared: int) -> torch.Tensor:
     """Boolean ``(L, H)``: True for the routed heads, False for the ``shared`` top-Imp heads per layer."""
     checks.tensor("imp", imp, ndim=2, dtype_kind="float")
+    _check_shared(shared, imp.shape[1])
     return _routed_mask(imp, shared)
 
 
 def _routed_mask(imp: torch.Tensor, shared: int) -> torch.Tensor:
-    if isinstance(shared, bool) or not isinstance(shared, int) or not 0 <= shared <= imp.shape[1] - 2:
-        raise ValueError(f"shared must be an integer in [0, H-2={imp.shape[1] - 2}]; got {shared!r}")
     mask = torch.ones_like(imp, dtype=torch.bool)
     if shared:
         top = imp.detach().topk(shared, dim=1).indices
@@ -165,12 +164,11 @@ def load_balance_loss(imp: torch.Tensor, lam: float, shared: int = 0, eps: float
     checks.tensor("imp", imp, ndim=2, dtype_kind="float")
     checks.nonnegative_number("lam", lam)
     checks.nonnegative_number("eps", eps)
+    _check_shared(shared, imp.shape[1])
     return _load_balance_loss(imp, lam, shared, eps)
 
 
 def _load_balance_loss(imp: torch.Tensor, lam: float, shared: int = 0, eps: float = EPS) -> torch.Tensor:
-    if not lam >= 0:
-        raise ValueError(f"lam must be >= 0; got {lam!r}")
     mask = _routed_mask(imp, shared)
     n = imp.shape[1] - shared
     routed = imp[mask].view(imp.shape[0], n)

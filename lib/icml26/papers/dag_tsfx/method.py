@@ -35,13 +35,12 @@ def check_inputs(x: torch.Tensor, y_exo: torch.Tensor | None, seq_len: int, pred
     if not torch.is_tensor(x) or x.dim() != 3 or x.shape[1:] != (seq_len, n_endo + n_exo) or x.shape[0] == 0:
         raise ValueError(f"x must be a tensor (B >= 1, seq_len={seq_len}, n_endo + n_exo={n_endo + n_exo}); got "
                          f"{tuple(x.shape) if torch.is_tensor(x) else type(x).__name__}")
-    if not torch.isfinite(x).all():
-        raise ValueError("x must be finite")
     if y_exo is not None and (not torch.is_tensor(y_exo) or y_exo.shape != (x.shape[0], pred_len, n_exo)):
         raise ValueError(f"y_exo must be a tensor (B={x.shape[0]}, pred_len={pred_len}, n_exo={n_exo}); got "
                          f"{tuple(y_exo.shape) if torch.is_tensor(y_exo) else type(y_exo).__name__}")
-    if y_exo is not None and not torch.isfinite(y_exo).all():
-        raise ValueError("y_exo must be finite")
+    x_ok = torch.isfinite(x).all()  # one host sync per forward pass for both tensors
+    if not bool(x_ok if y_exo is None else x_ok & torch.isfinite(y_exo).all()):
+        raise ValueError("x must be finite" if not bool(x_ok) else "y_exo must be finite")
 
 
 def mixed_attention(native: torch.Tensor, injected: torch.Tensor, alpha: torch.Tensor,

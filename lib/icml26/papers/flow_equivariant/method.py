@@ -221,10 +221,11 @@ def allocentric_states(model: FloWM, frames: torch.Tensor, cams: torch.Tensor) -
     H, out = model.init_state(frames), []
     vel = model.velocities[None, :, None, :]                                                   # (1, V, 1, 2)
     b, v, c, W = H.shape[0], H.shape[1], model.channels, model.world
+    weight = model.rec_weight()  # the same kernel at every step (its gain cap is an FFT and an SVD)
     for t in range(frames.shape[1]):
         placed = torus_shift(model.write_in(frames[:, t]), offsets[:, t, None, :])           # (B, C, W, W)
         moved = torus_shift(H, vel.expand(b, -1, -1, -1), pad=1)
-        rec = F.conv2d(moved.reshape(b * v, c, W + 2, W + 2), model.rec_weight()).reshape(H.shape)
+        rec = F.conv2d(moved.reshape(b * v, c, W + 2, W + 2), weight).reshape(H.shape)
         H = torch.relu(placed[:, None] + rec)
         out.append(H)
     return torch.stack(out, 1)

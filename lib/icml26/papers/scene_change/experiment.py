@@ -151,17 +151,20 @@ def train_model(model, data: dict, steps: int, seed: int, lr=1e-3, weight_decay=
     gen = torch.Generator().manual_seed(seed)
     opt = torch.optim.AdamW(model.trainable_parameters(), lr=lr, weight_decay=weight_decay)
     n = data["qry"].shape[0]
+    checks.tensor("data['mask']", data["mask"], dtype_kind="float")
     losses = []
     model.train()
     for _ in progress_steps(range(steps), desc=desc):
         idx = torch.randint(0, n, (min(batch, n),), generator=gen).to(data["qry"].device)
         out = _forward(model, data, idx)
-        loss = method.bce_dice_loss(out["logits"], data["mask"][idx])
+        loss = method._bce_dice_loss(out["logits"], data["mask"][idx])
         opt.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.trainable_parameters(), clip)
         opt.step()
         losses.append(loss.detach())
+    if losses and not bool(torch.isfinite(torch.stack(losses)).all()):  # one check, not a sync per step
+        raise ValueError("logits must hold only finite numbers: the training loss became NaN or infinite")
     return [float(v) for v in losses]
 
 

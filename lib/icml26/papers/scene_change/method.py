@@ -521,6 +521,11 @@ def bce_dice_loss(logits: torch.Tensor, target: torch.Tensor, eps: float = EPS) 
     checks.tensor("logits", logits, ndim=(2, 3, 4), dtype_kind="float")
     checks.tensor("target", target, shape=tuple(logits.shape))
     checks.positive_number("eps", eps)
+    return _bce_dice_loss(logits, target, eps)
+
+
+def _bce_dice_loss(logits: torch.Tensor, target: torch.Tensor, eps: float = EPS) -> torch.Tensor:
+    """:func:`bce_dice_loss` on checked inputs (the training step)."""
     bce = F.binary_cross_entropy_with_logits(logits, target)
     p = torch.sigmoid(logits).flatten(-2)
     g = target.flatten(-2)
