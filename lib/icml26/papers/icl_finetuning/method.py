@@ -35,7 +35,6 @@ from .data import (
     _check_pos,
     _sample_prompts,
     _truncate_shots,
-    sample_prompts,
     sample_tasks,
 )
 
@@ -374,15 +373,12 @@ class EvalSet:
             checks.tensor(f"tasks[{name!r}]", theta)
             _check_pool(pool, theta.shape[0])
         self.prompts: dict[str, list[tuple[torch.Tensor, torch.Tensor]]] = {}
-        for i, (name, theta) in enumerate(tasks.items()):
-            if not isinstance(theta, torch.Tensor) or theta.dim() != 1:
-                raise ValueError(f"tasks[{name!r}] must be a (d,) tensor; got {getattr(theta, 'shape', theta)!r}")
+        for i, (name, theta) in enumerate(tasks.items()):  # every input was checked above
             self.prompts[name] = []
             for s in range(seeds):
                 g = torch.Generator(device=theta.device)
                 g.manual_seed(seed + 1000 * s + i)
-                self.prompts[name].append(sample_prompts(theta, max_shots, batch, sigma2=sigma2, x_std=x_std,
-                                                         pool=pool, generator=g))
+                self.prompts[name].append(_sample_prompts(theta, max_shots, batch, sigma2, x_std, pool, g))
 
     @torch.no_grad()
     def curve(self, model: nn.Module, task: str, shots) -> list[float]:
