@@ -3,6 +3,8 @@
 The cheap probes run the episode loop with a stub planner; the planner, validator, detector, grid and
 episode probes load the packaged MiniLM encoder once per process (a few seconds)."""
 
+import importlib.util
+
 import numpy as np
 from harness import Probe
 
@@ -129,8 +131,9 @@ PROBES = [
                  ("timeout", 0.0, "zero timeout"), ("api_key", 3, "an int key")]),
     Probe(backend.LLMPlanner, valid=lambda: {"backend": backend.OpenAICompatibleBackend(URL), "suite": "banking"},
           extra=[("backend", 3, "no complete"), ("suite", "", "empty suite")]),
+    # The valid call builds an AgentDojo element, so it runs only where the optional extra is installed.
     Probe(backend.agentdojo_pipeline_element, valid=lambda: {"planner": STUB},
-          extra=[("planner", 3, "no propose")]),
+          run_valid=importlib.util.find_spec("agentdojo") is not None, extra=[("planner", 3, "no propose")]),
     # ---- experiment
     Probe(experiment.evaluate, valid=lambda: {"tasks": [TASK], "plan": STUB, "catalog": TOOLS, "defense": NONE,
                                               "seeds": (0,)},
