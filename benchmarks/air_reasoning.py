@@ -17,7 +17,7 @@ from dataclasses import replace
 
 import torch
 
-from icml26.bench import parse_args, ratio_line, time_call
+from icml26.bench import paired_times, parse_args, ratio_line, time_call
 from icml26.nn.tiny_gpt import TinyGPT
 from icml26.papers.air_reasoning import method, tasks, training
 
@@ -75,8 +75,7 @@ def main(argv=None):
                                                      pool.step[i: i + 1, : int(pool.lengths[i])])["sample_ais"]
                           for i in range(n)])
 
-    t_peer = min(time_call(peer, reps, device) for _ in range(2))
-    t_ours = min(time_call(ours, reps, device) for _ in range(2))
+    t_peer, t_ours = paired_times(peer, ours, reps, device)
     agree = float((ours() - peer()).abs().max())
     print(ratio_line(f"AIS scoring of {n} traces on {device} (max |difference| {agree:.1e})", t_peer, t_ours,
                      peer="eager attention with patched probabilities", ours="fused attention + running-mean heads"))

@@ -15,7 +15,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from icml26.bench import parse_args, ratio_line, time_call
+from icml26.bench import paired_times, parse_args, ratio_line, time_call
 from icml26.nn.attention import attention, fused_attention
 from icml26.papers.attention_sink import baselines, method
 
@@ -48,9 +48,7 @@ def attention_ratios(b: int, h: int, t: int, d: int, reps: int, device) -> None:
     print(f"attention forward + backward, B={b} H={h} T={t} d_head={d} (ours vs plain fused SDPA, higher is "
           f"better; target >= 0.8x):")
     for name, fn in cases.items():
-        # interleave the peer and ours and keep the best of three, so a busy machine hurts both alike
-        t_peer = min(time_call(peer, reps, device) for _ in range(3))
-        t_ours = min(time_call(fn, reps, device) for _ in range(3))
+        t_peer, t_ours = paired_times(peer, fn, reps, device)  # interleaved rounds: load hurts both alike
         print(f"  {name}: {t_ours * 1e3:.2f} ms vs {t_peer * 1e3:.2f} ms -> {t_peer / t_ours:.2f}x the fused kernel")
 
 
@@ -93,8 +91,7 @@ def main(argv=None):
             opt.step()
         return run
 
-    t_base = min(time_call(step(0.0), reps, device) for _ in range(3))
-    t_aux = min(time_call(step(0.1), reps, device) for _ in range(3))
+    t_base, t_aux = paired_times(step(0.0), step(0.1), reps, device)
     print(f"sink-aware training step (fused): without aux {t_base * 1e3:.2f} ms, with aux {t_aux * 1e3:.2f} ms -> "
           f"aux overhead {100 * (t_aux / t_base - 1):+.1f}%")
 

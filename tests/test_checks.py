@@ -36,6 +36,28 @@ def test_instance_names_the_argument_and_the_classes():
         checks.instance("x", "3", (int, float))
 
 
+def test_int_at_least_names_the_floor():
+    assert checks.int_at_least("n", 16, 16) == 16
+    assert checks.int_at_least("n", np.int64(3)) == 3
+    with pytest.raises(ValueError, match=r"n must be an integer >= 16; got 15"):
+        checks.int_at_least("n", 15, 16)
+    for bad in (True, 2.0, "3"):
+        with pytest.raises(ValueError, match=r"n must be an integer >= 1"):
+            checks.int_at_least("n", bad)
+
+
+def test_generator_takes_a_torch_generator_or_none_where_optional():
+    g = torch.Generator().manual_seed(0)
+    assert checks.generator("g", g) is g
+    assert checks.generator("g", None) is None
+    with pytest.raises(TypeError, match=r"g must be a torch.Generator or None; got int"):
+        checks.generator("g", 0)
+    with pytest.raises(TypeError, match=r"g must be a torch.Generator; got NoneType"):
+        checks.generator("g", None, optional=False)
+    with pytest.raises(TypeError, match=r"g must be a torch.Generator or None; got Generator"):
+        checks.generator("g", np.random.default_rng(0))
+
+
 def test_in_range_with_open_ends_and_bounds_checked():
     assert checks.in_range("p", 0.5, 0, 1, low_open=True) == 0.5
     with pytest.raises(ValueError, match=r"p must lie in \(0, 1\]"):

@@ -86,3 +86,13 @@ def test_redraw_sets_caption_and_png_in_the_output():
     stream, image = ex.output.outputs
     assert stream["text"] == "slope=1.5\n"
     assert base64.b64decode(image["data"]["image/png"]).startswith(b"\x89PNG")
+
+
+def test_html_table_formats_floats_and_escapes_text():
+    out = viz.html_table(["name", "value"], [["<b>", 0.123456], ("x", 3)])
+    assert out.startswith("<table><thead><tr><th>name</th><th>value</th></tr></thead>")
+    assert "<td>&lt;b&gt;</td><td>0.1235</td>" in out and "<td>x</td><td>3</td>" in out
+    with pytest.raises(ValueError, match="rows must be a list of rows of 2 cells"):
+        viz.html_table(["name", "value"], [["only one"]])
+    with pytest.raises(ValueError, match="header must be a non-empty list"):
+        viz.html_table([], [])

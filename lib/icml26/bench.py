@@ -19,7 +19,9 @@ def parse_args(description: str, argv=None) -> tuple[argparse.Namespace, torch.d
     parser.add_argument("--device", default="cpu", help="cpu | cuda | mps")
     parser.add_argument("--quick", action="store_true", help="tiny sizes (< 10 s), used by the test suite")
     args = parser.parse_args(argv)
-    from icml26.runtime import choose_device
+    from icml26.runtime import choose_device, set_threads
+
+    set_threads()  # ICML26_THREADS / OMP_NUM_THREADS, as the experiments use them
 
     try:
         device = choose_device(args.device)
@@ -54,6 +56,22 @@ def time_call(fn: Callable[[], object], repeats: int = 3, device: torch.device |
         fn()
     synchronize(device)
     return (time.perf_counter() - start) / repeats
+
+
+def paired_times(peer: Callable[[], object], ours: Callable[[], object], repeats: int = 3,
+                 device: torch.device | str = "cpu", rounds: int = 5) -> tuple[float, float]:
+    """Median seconds per call of ``peer`` and of ``ours`` over ``rounds`` interleaved rounds.
+
+    Each round times the peer and then ours (``repeats`` calls each, after one warm-up), so a busy machine
+    slows both alike; the medians keep one disturbed round from deciding the ratio."""
+    import statistics
+
+    from icml26 import checks
+    if not callable(peer) or not callable(ours):
+        raise TypeError("peer and ours must be callable")
+    checks.positive_int("rounds", rounds)
+    pairs = [(time_call(peer, repeats, device), time_call(ours, repeats, device)) for _ in range(rounds)]
+    return statistics.median(p for p, _ in pairs), statistics.median(o for _, o in pairs)
 
 
 def ratio_line(label: str, peer_seconds: float, ours_seconds: float, peer: str = "peer",

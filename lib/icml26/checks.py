@@ -50,11 +50,30 @@ def instance(name: str, value, cls: type | tuple[type, ...]):
     return value
 
 
+def generator(name: str, value, optional: bool = True) -> torch.Generator | None:
+    """A ``torch.Generator`` (or ``None`` where ``optional``): the random stream a sampler draws from."""
+    _named(name)
+    if value is None and optional:
+        return None
+    if not isinstance(value, torch.Generator):
+        want = "a torch.Generator or None" if optional else "a torch.Generator"
+        raise TypeError(f"{name} must be {want}; got {type(value).__name__}")
+    return value
+
+
 def positive_int(name: str, value) -> int:
     """An integer >= 1 (sizes, counts, steps)."""
     _named(name)
     if not _is_int(value) or value < 1:
         raise ValueError(f"{name} must be a positive integer; got {value!r}")
+    return int(value)
+
+
+def int_at_least(name: str, value, low: int = 1) -> int:
+    """An integer >= ``low`` (a size with a floor: ``n_nodes >= 16``, ``H >= 2``)."""
+    _named(name)
+    if not _is_int(value) or value < low:
+        raise ValueError(f"{name} must be an integer >= {low}; got {value!r}")
     return int(value)
 
 

@@ -7,6 +7,7 @@ matplotlib alone.
 from __future__ import annotations
 
 import hashlib
+import html
 import io
 
 import matplotlib
@@ -74,3 +75,21 @@ def plotly_layout(fig, title: str | None = None):
     fig.update_layout(template="plotly_white", colorway=list(PALETTE), title=title,
                       margin=dict(l=40, r=20, t=40 if title else 20, b=40))
     return fig
+
+
+def html_table(header: list[str], rows: list[list]) -> str:
+    """A small HTML table for ``IPython.display.HTML`` (floats to 4 significant digits, text escaped).
+
+    The notebooks show summaries this way rather than as raw dicts or lists."""
+    if not isinstance(header, (list, tuple)) or not header:
+        raise ValueError(f"header must be a non-empty list of column names; got {header!r}")
+    if not isinstance(rows, (list, tuple)) or any(not isinstance(r, (list, tuple)) or len(r) != len(header)
+                                                  for r in rows):
+        raise ValueError(f"rows must be a list of rows of {len(header)} cells each, like header {list(header)}")
+
+    def cell(v):
+        return f"{v:.4g}" if isinstance(v, float) else html.escape(str(v))
+
+    head = "".join(f"<th>{html.escape(str(h))}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{cell(v)}</td>" for v in r) + "</tr>" for r in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"

@@ -165,6 +165,8 @@ PROBES = [
     # bench
     Probe(bench.time_call, valid=lambda: {"fn": lambda: None, "repeats": 1, "warmup": 0},
           extra=[("fn", 3, "not callable")]),
+    Probe(bench.paired_times, valid=lambda: {"peer": lambda: None, "ours": lambda: None, "repeats": 1, "rounds": 1},
+          extra=[("peer", 3, "not callable"), ("ours", 3, "not callable")]),
     Probe(bench.ratio_line, valid=lambda: {"label": "x", "peer_seconds": 1.0, "ours_seconds": 0.5},
           extra=[("peer_seconds", 0.0, "zero"), ("ours_seconds", -1.0, "negative")]),
     Probe(bench.synchronize, valid=lambda: {"device": torch.device("cpu")}, extra=[("device", 3, "an int")]),
@@ -173,6 +175,8 @@ PROBES = [
     # viz and widgets
     Probe(viz.figure, valid=lambda: {"ncols": 1, "nrows": 1, "width": 2.0, "height": 2.0}),
     Probe(viz.signature, valid=lambda: {"fig": _fig()}, extra=[("fig", 3, "not a figure")]),
+    Probe(viz.html_table, valid=lambda: {"header": ["a", "b"], "rows": [[1, 0.5]]},
+          extra=[("rows", [[1]], "a short row"), ("header", [], "no header"), ("rows", "ab", "a string")]),
     Probe(viz.plotly_layout, valid=lambda: {"fig": _plotly()}, extra=[("fig", 3, "not a figure")]),
     Probe(widgets.mime_bundle, valid=lambda: {"fig": _fig()}, extra=[("fig", 3, "not a figure")]),
     Probe(widgets.explore, valid=lambda: {"plot_fn": _wave, "controls": {"f": (1.0, 3.0, 1.0)}, "show": False},
@@ -235,6 +239,8 @@ EXEMPT = {
     "icml26.checks.IterationCapReached": "a warning class",
     "icml26.checks.integer": "a validator: its argument is the value under test (see tests/test_checks.py)",
     "icml26.checks.instance": "a validator: its argument is the value under test (see tests/test_checks.py)",
+    "icml26.checks.generator": "a validator: its argument is the value under test (see tests/test_checks.py)",
+    "icml26.checks.int_at_least": "a validator: its argument is the value under test (see tests/test_checks.py)",
     "icml26.viz.use_style": "takes no argument",
     "icml26.widgets.is_headless": "takes no argument",
     "icml26.serve.free_port": "takes no argument",

@@ -139,8 +139,6 @@ PROBES = [
     Probe(explore.plot_timing, valid=lambda: {"results": fake_results()}, extra=[("results", 3, "an int")]),
     Probe(explore.summary_rows, valid=lambda: {"results": fake_results()}, extra=[("results", {}, "empty")]),
     Probe(explore.margin_rows, valid=lambda: {"results": fake_results()}, extra=[("results", {}, "empty")]),
-    Probe(explore.table_html, valid=lambda: {"rows": [[1, 2]], "header": ["a", "b"]},
-          extra=[("rows", "x", "a string")]),
     # geometry
     Probe(geometry.box_interval, valid=lambda: {"origins": torch.tensor([[3.0, 0.0, 0.5]]),
                                                 "directions": torch.tensor([[-1.0, 0.0, 0.0]]), "near": 0.05},

@@ -160,8 +160,6 @@ PROBES = [
           extra=[("world", "moon", "unknown world")]),
     Probe(explore.plot_long_rollout, valid=lambda: {"results": _results()},
           extra=[("results", {"static": {}}, "no moving-world study")]),
-    Probe(explore.html_table, valid=lambda: {"header": ["a", "b"], "rows": [[1, 0.5]]},
-          extra=[("rows", [[1]], "a short row"), ("header", [], "no header")]),
     Probe(explore.mse_rows, valid=lambda: {"results": _results()}, extra=[("results", [], "not results")]),
 ]
 EXEMPT = {

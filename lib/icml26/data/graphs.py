@@ -22,12 +22,6 @@ __all__ = [
 ]
 
 
-def _check_int(name: str, value, low: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise ValueError(f"{name} must be an integer >= {low}; got {value!r}")
-    return int(value)
-
-
 def _check_edge_index(edge_index, num_nodes: int | None = None, name: str = "edge_index") -> torch.Tensor:
     """An integer ``(2, E)`` tensor (E may be 0) of node indices in ``[0, num_nodes)`` when that is given."""
     if not isinstance(edge_index, torch.Tensor):
@@ -108,9 +102,9 @@ def csbm(num_nodes: int, num_classes: int = 4, avg_degree: float = 10.0, homophi
     duplicates are removed, so the realised degree is slightly below ``avg_degree``. Features are Gaussian,
     ``x_v = mean_sep * e_{y_v} + N(0, I_F)`` (class means on orthogonal axes, ``F >= C``). Classes are balanced.
     """
-    n = _check_int("num_nodes", num_nodes, 2)
-    C = _check_int("num_classes", num_classes, 2)
-    F = _check_int("feature_dim", feature_dim, C)
+    n = checks.int_at_least("num_nodes", num_nodes, 2)
+    C = checks.int_at_least("num_classes", num_classes, 2)
+    F = checks.int_at_least("feature_dim", feature_dim, C)
     checks.probability("homophily", homophily)
     checks.positive_number("avg_degree", avg_degree)
     checks.nonnegative_number("mean_sep", mean_sep)
@@ -239,7 +233,7 @@ def to_dense_batch(graphs, n_max: int | None = None, device="cpu") -> tuple[torc
 
 def erdos_renyi_graphs(num_graphs: int, n_range=(8, 20), p_range=(0.15, 0.4), seed: int = 0) -> list[nx.Graph]:
     """``num_graphs`` G(n, p) graphs with ``n ~ U{n_range}`` and ``p ~ U[p_range]`` (networkx, reproducible)."""
-    num = _check_int("num_graphs", num_graphs)
+    num = checks.int_at_least("num_graphs", num_graphs)
     if not _pair(n_range) or not all(checks._is_int(v) for v in n_range):
         raise ValueError(f"n_range must be a pair of integers (lo, hi); got {n_range!r}")
     lo, hi = n_range
@@ -259,9 +253,9 @@ def erdos_renyi_graphs(num_graphs: int, n_range=(8, 20), p_range=(0.15, 0.4), se
 
 def random_regular_graphs(num_graphs: int, n: int, d: int, seed: int = 0) -> list[nx.Graph]:
     """``num_graphs`` random ``d``-regular graphs on ``n`` nodes (all 1-WL-equivalent to each other)."""
-    num = _check_int("num_graphs", num_graphs)
-    n = _check_int("n", n)
-    d = _check_int("d", d, 0)
+    num = checks.int_at_least("num_graphs", num_graphs)
+    n = checks.int_at_least("n", n)
+    d = checks.int_at_least("d", d, 0)
     if d >= n or (n * d) % 2:
         raise ValueError(f"need d < n and n*d even for a d-regular graph; got n={n}, d={d}")
     checks.seed("seed", seed)

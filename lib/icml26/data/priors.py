@@ -39,8 +39,7 @@ CLS_TASK, REG_TASK = "cls", "reg"
 
 def _check_sizes(B, n_ctx, n_qry, d):
     for name, v, lo in (("B", B, 1), ("n_ctx", n_ctx, 1), ("n_qry", n_qry, 0), ("d", d, 1)):
-        if isinstance(v, bool) or not isinstance(v, int) or v < lo:
-            raise ValueError(f"{name} must be an integer >= {lo}; got {v!r}")
+        checks.int_at_least(name, v, lo)
 
 
 def _check_range(name: str, value) -> None:
@@ -187,8 +186,7 @@ def mlp_scm(B: int, n_ctx: int, n_qry: int, d: int, generator: torch.Generator |
     _check_sizes(B, n_ctx, n_qry, d)
     if task not in (CLS_TASK, REG_TASK):
         raise ValueError(f"task must be 'cls' or 'reg'; got {task!r}")
-    if isinstance(hidden, bool) or not isinstance(hidden, int) or hidden < 2:
-        raise ValueError(f"hidden must be an integer >= 2; got {hidden!r}")
+    hidden = checks.int_at_least("hidden", hidden, 2)
     checks.nonnegative_number("noise_sd", noise_sd)
     _check_common(device, variable_d)
     g = make_generator(generator, seed, device)

@@ -20,9 +20,7 @@ def grf_spectrum(H: int, W: int, alpha: float = 3.0, k0: float = 1.0, device=Non
 
     With the orthonormal FFT a mean-1 spectrum gives unit pixel variance. Returns shape (H, W).
     """
-    for name, v in (("H", H), ("W", W)):
-        if isinstance(v, bool) or not isinstance(v, int) or v < 2:
-            raise ValueError(f"{name} must be an integer >= 2; got {v!r}")
+    H, W = checks.int_at_least("H", H, 2), checks.int_at_least("W", W, 2)
     alpha = checks.nonnegative_number("alpha", alpha)
     k0 = checks.positive_number("k0", k0)
     device = None if device is None else checks.device("device", device)
@@ -63,8 +61,7 @@ def sample_grf(shape, spectrum: torch.Tensor, generator: torch.Generator | None 
     if isinstance(shape, (str, bytes)) or not hasattr(shape, "__iter__"):
         raise TypeError(f"shape must be an int or a sequence of ints; got {type(shape).__name__}")
     shape = tuple(checks.positive_int("shape", s) for s in shape)
-    if generator is not None and not isinstance(generator, torch.Generator):
-        raise TypeError(f"generator must be a torch.Generator or None; got {type(generator).__name__}")
+    checks.generator("generator", generator)
     H, W = spectrum.shape
     w = torch.randn(*shape, H, W, generator=generator, dtype=spectrum.dtype, device=spectrum.device)
     return torch.fft.ifft2(spectrum.sqrt() * torch.fft.fft2(w, norm="ortho"), norm="ortho").real

@@ -144,8 +144,7 @@ def ddim_sample(eps_fn: Callable, alpha_bar: torch.Tensor, steps: int, z_T: torc
     if known is not None:
         _same_shape("known", known, z_T, "z_T")
         _check_keep(keep, z_T, "z_T")
-    if generator is not None and not isinstance(generator, torch.Generator):
-        raise TypeError(f"generator must be a torch.Generator or None; got {type(generator).__name__}")
+    checks.generator("generator", generator)
     if not isinstance(return_trajectory, bool):
         raise TypeError(f"return_trajectory must be a bool; got {type(return_trajectory).__name__}")
     ts = ddim_timesteps(int(alpha_bar.shape[0]), steps)

@@ -10,9 +10,7 @@ from icml26 import checks
 
 
 def _check_T(T) -> int:
-    if isinstance(T, bool) or not isinstance(T, int) or T < 2:
-        raise ValueError(f"T must be an integer >= 2; got {T!r}")
-    return T
+    return checks.int_at_least("T", T, 2)
 
 
 def linear_alpha_bar(T: int, beta_start: float = 1e-4, beta_end: float = 2e-2, device=None) -> torch.Tensor:

@@ -38,19 +38,13 @@ from icml26 import checks
 TASKS = ("cls", "reg")
 
 
-def _check_int(name: str, value, lo: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < lo:
-        raise ValueError(f"{name} must be an integer >= {lo}; got {value!r}")
-    return value
-
-
 def context_only_mask(n_ctx: int, n_qry: int, device=None) -> torch.Tensor:
     """Boolean attention mask (``True`` = blocked) letting every token attend to context tokens only.
 
     Shape ``(n_ctx + n_qry, n_ctx + n_qry)``: columns ``>= n_ctx`` (query tokens) are blocked for all rows.
     """
-    _check_int("n_ctx", n_ctx)
-    _check_int("n_qry", n_qry, lo=0)
+    checks.int_at_least("n_ctx", n_ctx)
+    checks.int_at_least("n_qry", n_qry, 0)
     n = n_ctx + n_qry
     mask = torch.zeros(n, n, dtype=torch.bool, device=device)
     mask[:, n_ctx:] = True
@@ -86,17 +80,17 @@ class TinyPFN(nn.Module):
     def __init__(self, d_max: int = 8, d_model: int = 64, n_layers: int = 3, n_heads: int = 4,
                  d_ff: int = 128, task: str = "cls", n_classes: int = 2, dropout: float = 0.0):
         super().__init__()
-        _check_int("d_max", d_max)
-        _check_int("d_model", d_model)
-        _check_int("n_layers", n_layers)
-        _check_int("n_heads", n_heads)
-        _check_int("d_ff", d_ff)
+        checks.int_at_least("d_max", d_max)
+        checks.int_at_least("d_model", d_model)
+        checks.int_at_least("n_layers", n_layers)
+        checks.int_at_least("n_heads", n_heads)
+        checks.int_at_least("d_ff", d_ff)
         if d_model % n_heads:
             raise ValueError(f"d_model must be divisible by n_heads; got d_model={d_model}, n_heads={n_heads}")
         if task not in TASKS:
             raise ValueError(f"task must be one of {TASKS}; got {task!r}")
         if task == "cls":
-            _check_int("n_classes", n_classes, lo=2)
+            checks.int_at_least("n_classes", n_classes, 2)
         if not 0.0 <= dropout < 1.0:
             raise ValueError(f"dropout must lie in [0, 1); got {dropout}")
         self.d_max, self.d_model, self.task, self.n_classes = d_max, d_model, task, n_classes
@@ -196,7 +190,7 @@ class TinyPFN(nn.Module):
     def predict(self, x_ctx, y_ctx, x_qry, chunk_size: int = 2048):
         """Like :meth:`forward`, with the context encoded once and queries run in chunks."""
         self._check(x_ctx, y_ctx, x_qry)
-        _check_int("chunk_size", chunk_size)
+        checks.int_at_least("chunk_size", chunk_size)
         keys = self.encode_context(x_ctx, y_ctx)
         outs = [self.query(keys, x_qry[:, i:i + chunk_size]) for i in range(0, x_qry.shape[1], chunk_size)]
         if self.task == "cls":
@@ -256,9 +250,9 @@ def train_pfn(model: TinyPFN, sampler: Callable, steps: int, batch_size: int = 3
         raise ValueError(f"model must be a TinyPFN; got {type(model).__name__}")
     if not callable(sampler):
         raise ValueError("sampler must be callable (see icml26.data.priors)")
-    _check_int("steps", steps)
-    _check_int("batch_size", batch_size)
-    _check_int("n_qry", n_qry)
+    checks.int_at_least("steps", steps)
+    checks.int_at_least("batch_size", batch_size)
+    checks.int_at_least("n_qry", n_qry)
     if (not isinstance(n_ctx, (tuple, list)) or len(n_ctx) != 2 or not 1 <= n_ctx[0] <= n_ctx[1]):
         raise ValueError(f"n_ctx must be a pair (lo, hi) with 1 <= lo <= hi; got {n_ctx!r}")
     d = model.d_max if d is None else d

@@ -97,11 +97,6 @@ def _check_ranking(ranking, scores: torch.Tensor, mask: torch.Tensor | None) -> 
     return ranking
 
 
-def _check_generator(generator) -> None:
-    if generator is not None and not isinstance(generator, torch.Generator):
-        raise TypeError(f"generator must be a torch.Generator or None; got {type(generator).__name__}")
-
-
 def _check_values(name: str, x, allow_neg_inf: bool = False, allow_pos_inf: bool = False) -> torch.Tensor:
     """A non-empty floating tensor without NaN (and without the infinities not allowed)."""
     if not isinstance(x, torch.Tensor):
@@ -133,7 +128,7 @@ def gumbel(shape, generator: torch.Generator | None = None, device=None, dtype=t
     if isinstance(shape, (str, bytes)) or not hasattr(shape, "__iter__"):
         raise TypeError(f"shape must be an int or a sequence of ints; got {type(shape).__name__}")
     shape = tuple(checks.positive_int("shape", s) for s in shape)
-    _check_generator(generator)
+    checks.generator("generator", generator)
     if device is not None:
         device = checks.device("device", device)
     if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
@@ -252,7 +247,7 @@ def sample_topk(scores: torch.Tensor, k: int, n: int | None = None, generator: t
         raise ValueError(f"k={k} exceeds the number of present items in some list")
     if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 1):
         raise ValueError(f"n must be a positive integer or None; got {n!r}")
-    _check_generator(generator)
+    checks.generator("generator", generator)
     if not isinstance(return_perturbed, bool):
         raise TypeError(f"return_perturbed must be a bool; got {type(return_perturbed).__name__}")
     shape = tuple(scores.shape) if n is None else (n, *scores.shape)
@@ -398,8 +393,7 @@ def _log_rho_quadrature(scores, k, mask, n_nodes):
     prefix and a suffix dynamic programme over items (truncated at k), O(G N k) in all, then a
     trapezoid rule on ``n_nodes`` nodes. Differentiable by autograd.
     """
-    if isinstance(n_nodes, bool) or not isinstance(n_nodes, int) or n_nodes < 16:
-        raise ValueError(f"n_nodes must be an integer >= 16; got {n_nodes!r}")
+    n_nodes = checks.int_at_least("n_nodes", n_nodes, 16)
     n = scores.shape[-1]
     s = scores if mask is None else scores.masked_fill(~mask, -1e4)
     lo = scores.detach().min(-1, keepdim=True).values - 6.0
@@ -446,9 +440,8 @@ def _validate_inclusion(scores, k, method, mask, n_mc, generator, n_nodes):
     if method not in INCLUSION_METHODS:
         raise ValueError(f"method must be one of {INCLUSION_METHODS}; got {method!r}")
     checks.positive_int("n_mc", n_mc)
-    if not checks._is_int(n_nodes) or n_nodes < 16:
-        raise ValueError(f"n_nodes must be an integer >= 16; got {n_nodes!r}")
-    _check_generator(generator)
+    n_nodes = checks.int_at_least("n_nodes", n_nodes, 16)
+    checks.generator("generator", generator)
     if mask is not None and (mask.sum(-1) < k).any():
         raise ValueError(f"k={k} exceeds the number of present items in some list")
     return scores, mask

@@ -38,12 +38,6 @@ def _check_prob(name: str, value) -> float:
     return float(value)
 
 
-def _check_int(name: str, value, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise ValueError(f"{name} must be an integer >= {low}; got {value!r}")
-    return value
-
-
 def strong_sets(n_teachers: int, n_findings: int, preset: str = "complementary") -> torch.Tensor:
     """Bool ``(N, K)``: True where teacher ``u`` is strong on finding ``k``.
 
@@ -51,8 +45,8 @@ def strong_sets(n_teachers: int, n_findings: int, preset: str = "complementary")
     every finding has at most two weak teachers of five); ``uniform``: everyone weak on half the
     findings, the same half; ``one_expert``: teacher 0 strong everywhere, the rest weak everywhere.
     """
-    n_teachers = _check_int("n_teachers", n_teachers, 1)
-    n_findings = _check_int("n_findings", n_findings, 1)
+    n_teachers = checks.int_at_least("n_teachers", n_teachers, 1)
+    n_findings = checks.int_at_least("n_findings", n_findings, 1)
     if preset not in PRESETS:
         raise ValueError(f"preset must be one of {PRESETS}; got {preset!r}")
     u = torch.arange(n_teachers)[:, None]
@@ -130,9 +124,9 @@ def make_world(n_cases: int, n_findings: int = 4, n_teachers: int = 5, drift: fl
     ``rates`` are passed to :func:`teacher_rates` (``tpr_strong``, ``fpr_strong``, ``tpr_weak``,
     ``fpr_weak``). Odd teachers are verbose (they restate each decision), even ones concise.
     """
-    n_cases = _check_int("n_cases", n_cases, 1)
-    n_findings = _check_int("n_findings", n_findings, 1)
-    n_teachers = _check_int("n_teachers", n_teachers, 1)
+    n_cases = checks.int_at_least("n_cases", n_cases, 1)
+    n_findings = checks.int_at_least("n_findings", n_findings, 1)
+    n_teachers = checks.int_at_least("n_teachers", n_teachers, 1)
     p_miss, p_spur = _check_prob("p_miss", p_miss), _check_prob("p_spur", p_spur)
     correlation = _check_prob("correlation", correlation)
     if device is not None:

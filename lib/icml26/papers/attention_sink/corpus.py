@@ -116,8 +116,7 @@ def sample_batch(data: torch.Tensor, batch: int, context: int, generator: torch.
     """``(batch, context)`` token ids: ``BOS`` then ``context - 1`` consecutive bytes from random offsets."""
     checks.tensor("data", data, dtype_kind="int")
     checks.positive_int("batch", batch)
-    if isinstance(context, bool) or not isinstance(context, int) or context < 2:
-        raise ValueError(f"context must be an integer >= 2; got {context!r}")
+    checks.int_at_least("context", context, 2)
     if data.dim() != 1 or data.numel() < context:
         raise ValueError(f"data must be a 1-D byte tensor longer than context={context}; got {tuple(data.shape)}")
     if generator is not None and not isinstance(generator, torch.Generator):

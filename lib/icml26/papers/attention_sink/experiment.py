@@ -258,8 +258,7 @@ def gate_identity_check(device, seed: int, batch: int = 4, heads: int = 4, t: in
     _check_device_seed(device, seed)
     for name, value in (("batch", batch), ("heads", heads), ("d", d)):
         checks.positive_int(name, value)
-    if isinstance(t, bool) or not isinstance(t, int) or t < 2:
-        raise ValueError(f"t must be an integer >= 2; got {t!r}")
+    checks.int_at_least("t", t, 2)
     out = {}
     for dtype, tag in ((torch.float32, "f32"), (torch.float64, "f64")):
         g = torch.Generator(device="cpu").manual_seed(seed)

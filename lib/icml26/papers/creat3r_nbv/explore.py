@@ -259,15 +259,6 @@ def plot_scenes(seed: int = 0, views: int = 5):
     return fig
 
 
-def table_html(rows: list[list], header: list[str]) -> str:
-    """A small HTML table (the notebooks show summaries this way, not as raw dicts)."""
-    if not isinstance(rows, list) or not isinstance(header, list):
-        raise TypeError("rows and header must be lists")
-    cells = "".join(f"<th>{h}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
-    return f"<table><thead><tr>{cells}</tr></thead><tbody>{body}</tbody></table>"
-
-
 def summary_rows(results: dict) -> list[list]:
     """One row per selector: coverage at B and (when fitted) held-out PSNR, SSIM, F1 and the fit's Gaussians."""
     s = _results(results, "coverage_at_B")["summary"]

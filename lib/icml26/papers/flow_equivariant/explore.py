@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 from functools import lru_cache
 
 import numpy as np
@@ -176,19 +175,6 @@ def plot_long_rollout(results: dict):
     if ax2.lines:
         ax2.legend(fontsize=7)
     return fig
-
-
-def html_table(header: list[str], rows: list[list]) -> str:
-    """A small HTML table (numbers to 4 significant digits) for ``IPython.display.HTML``."""
-    if not header or any(len(r) != len(header) for r in rows):
-        raise ValueError(f"rows must each have {len(header)} cells like header {header}")
-
-    def cell(v):
-        return f"{v:.4g}" if isinstance(v, float) else html.escape(str(v))
-
-    head = "".join(f"<th>{html.escape(str(h))}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f"<td>{cell(v)}</td>" for v in r) + "</tr>" for r in rows)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
 def mse_rows(results: dict) -> list[list]:

@@ -85,12 +85,6 @@ COUNT_MODELS = ("fspec", "fspec_adj", "gin", "spec")
 NODE_MODELS = ("fspec_cheb", "fspec_chebii", "fspec_bern", "chebnet", "chebnetii", "bernnet", "gcn", "mlp", "gat")
 
 
-def _int_at_least(name, value, low):
-    if not checks._is_int(value) or value < low:
-        raise ValueError(f"{name} must be an integer >= {low}; got {value!r}")
-    return int(value)
-
-
 def _choices(name, value, allowed):
     if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__") or not list(value):
         raise ValueError(f"{name} must be a non-empty list drawn from {allowed}; got {value!r}")
@@ -101,7 +95,7 @@ def _choices(name, value, allowed):
 def _int_range(name, value, low):
     if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
         raise ValueError(f"{name} must be a pair (lo, hi); got {value!r}")
-    lo, hi = _int_at_least(name, value[0], 1), _int_at_least(name, value[1], low)
+    lo, hi = checks.int_at_least(name, value[0], 1), checks.int_at_least(name, value[1], low)
     if lo > hi:
         raise ValueError(f"{name} must have lo <= hi; got {value!r}")
 
@@ -115,7 +109,7 @@ def _prob_range(name, value):
 
 
 def _check_dense_training(cfg, name):
-    _int_at_least(f"{name}['channels']", cfg["channels"], 2)
+    checks.int_at_least(f"{name}['channels']", cfg["channels"], 2)
     checks.positive_int(f"{name}['layers']", cfg["layers"])
     checks.positive_int(f"{name}['gin_layers']", cfg["gin_layers"])
     checks.positive_int(f"{name}['epochs']", cfg["epochs"])
@@ -126,18 +120,18 @@ def _check_dense_training(cfg, name):
 
 def _check_identities(cfg, name="cfg"):
     checks.config(name, cfg, required=("n",))
-    _int_at_least(f"{name}['n']", cfg["n"], 2)
+    checks.int_at_least(f"{name}['n']", cfg["n"], 2)
 
 
 def _check_expressivity(cfg, name="cfg"):
     checks.config(name, cfg, required=("channels",))
-    _int_at_least(f"{name}['channels']", cfg["channels"], 2)
+    checks.int_at_least(f"{name}['channels']", cfg["channels"], 2)
 
 
 def _check_counting(cfg, name="cfg"):
     checks.config(name, cfg, required=("n_train", "n_val", "n_test", "n_range", "p_range", "channels", "layers",
                                        "gin_layers", "epochs", "lr", "batch_size", "tasks", "models"))
-    _int_at_least(f"{name}['n_train']", cfg["n_train"], 2)
+    checks.int_at_least(f"{name}['n_train']", cfg["n_train"], 2)
     checks.positive_int(f"{name}['n_val']", cfg["n_val"])
     checks.positive_int(f"{name}['n_test']", cfg["n_test"])
     _int_range(f"{name}['n_range']", cfg["n_range"], 1)
@@ -172,9 +166,9 @@ def _check_heterophily(cfg, name="cfg"):
                                        "homophily", "mode", "seeds", "train_frac", "val_frac", "hidden", "K", "heads",
                                        "alpha_init", "dropout", "dprate", "lr", "weight_decay", "epochs", "patience",
                                        "models"))
-    C = _int_at_least(f"{name}['num_classes']", cfg["num_classes"], 2)
-    _int_at_least(f"{name}['num_nodes']", cfg["num_nodes"], C)
-    _int_at_least(f"{name}['feature_dim']", cfg["feature_dim"], C)
+    C = checks.int_at_least(f"{name}['num_classes']", cfg["num_classes"], 2)
+    checks.int_at_least(f"{name}['num_nodes']", cfg["num_nodes"], C)
+    checks.int_at_least(f"{name}['feature_dim']", cfg["feature_dim"], C)
     checks.positive_number(f"{name}['avg_degree']", cfg["avg_degree"])
     checks.nonnegative_number(f"{name}['mean_sep']", cfg["mean_sep"])
     hs = cfg["homophily"]
@@ -201,12 +195,12 @@ def _check_heterophily(cfg, name="cfg"):
 def _check_scalability(cfg, name="cfg"):
     checks.config(name, cfg, required=("sizes", "avg_degree", "reps", "hidden", "K", "num_classes", "dense_n",
                                        "dense_d"))
-    C = _int_at_least(f"{name}['num_classes']", cfg["num_classes"], 2)
+    C = checks.int_at_least(f"{name}['num_classes']", cfg["num_classes"], 2)
     sizes = cfg["sizes"]
     if isinstance(sizes, (str, bytes)) or not hasattr(sizes, "__len__") or not len(sizes):
         raise ValueError(f"{name}['sizes'] must be a non-empty list of graph sizes; got {sizes!r}")
     for n in sizes:
-        _int_at_least(f"{name}['sizes']", n, C)
+        checks.int_at_least(f"{name}['sizes']", n, C)
     checks.positive_number(f"{name}['avg_degree']", cfg["avg_degree"])
     checks.positive_int(f"{name}['reps']", cfg["reps"])
     checks.positive_int(f"{name}['hidden']", cfg["hidden"])

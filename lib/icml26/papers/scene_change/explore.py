@@ -8,7 +8,7 @@ from functools import lru_cache
 import numpy as np
 import torch
 
-from icml26 import checks
+from icml26 import checks, viz
 from icml26.papers.scene_change import baselines, rooms
 from icml26.viz import figure
 
@@ -104,22 +104,13 @@ def plot_scores(results: dict, metrics: tuple = ("f1", "f1_nonempty", "f1_pooled
     return fig
 
 
-def _html_table(header: list[str], rows: list[list]) -> str:
-    def cell(v):
-        return f"{v:.3f}" if isinstance(v, float) else str(v)
-
-    head = "".join(f"<th>{h}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f"<td>{cell(v)}</td>" for v in r) + "</tr>" for r in rows)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-
-
 def scores_table(results: dict, metrics: tuple = ("f1", "f1_nonempty", "f1_pooled", "iou", "pixel_auroc")):
     """The test scores of every method as an HTML table (missing entries shown as a dash)."""
     from IPython.display import HTML
 
     checks.config("results", results, required=("methods",))
     rows = [[n] + [s.get(m, "-") for m in metrics] for n, s in results["methods"].items()]
-    return HTML(_html_table(["method"] + [METRIC_LABELS.get(m, m) for m in metrics], rows))
+    return HTML(viz.html_table(["method"] + [METRIC_LABELS.get(m, m) for m in metrics], rows))
 
 
 def overlap_table(stats: dict):
@@ -129,7 +120,7 @@ def overlap_table(stats: dict):
     if not isinstance(stats, dict) or "same_index" not in stats:
         raise ValueError("stats must be the dict of experiment.overlap_stats")
     rows = [[OVERLAP_LABELS[k], v, v / stats["same_index"]] for k, v in stats.items() if k in OVERLAP_LABELS]
-    return HTML(_html_table(["reference frame", "mean view overlap", "x same index"], rows))
+    return HTML(viz.html_table(["reference frame", "mean view overlap", "x same index"], rows))
 
 
 def scrubber_cache(data: dict, preds: dict, n_pairs: int = 3) -> dict:

@@ -47,8 +47,7 @@ def render_views(n_rooms: int, views: int, size: int, first_seed: int = GENERATO
     checks.positive_int("size", size)
     if size % 4:
         raise ValueError(f"size must be a multiple of 4 (the encoder's stride); got {size!r}")
-    if not isinstance(views, int) or isinstance(views, bool) or views < 2:
-        raise ValueError(f"views must be an int >= 2; got {views!r}")
+    checks.int_at_least("views", views, 2)
     checks.nonnegative_int("first_seed", first_seed)
     device = checks.device("device", device)
     K = intrinsics(size, size, 80.0, device=device)

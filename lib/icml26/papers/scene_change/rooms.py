@@ -136,8 +136,7 @@ def room_route(gen: torch.Generator, n_waypoints: int = 5) -> tuple[torch.Tensor
     """The room's survey route: ``n_waypoints`` eye control points ``(M, 3)`` (1.2-1.7 m high, 0.6 m from the walls)
     and look-at control points ``(M, 3)`` (0.2-1.0 m high), joined by Catmull-Rom splines."""
     _check_gen(gen)
-    if not isinstance(n_waypoints, int) or isinstance(n_waypoints, bool) or n_waypoints < 2:
-        raise ValueError(f"n_waypoints must be an int >= 2; got {n_waypoints!r}")
+    checks.int_at_least("n_waypoints", n_waypoints, 2)
     hx, hy, _ = ROOM
     eye_pts = torch.stack([_u(gen, -hx + 0.6, hx - 0.6, n_waypoints), _u(gen, -hy + 0.6, hy - 0.6, n_waypoints),
                            _u(gen, 1.2, 1.7, n_waypoints)], -1)
@@ -206,8 +205,7 @@ def make_dataset(n_rooms: int, n_states: int, frames: int, size: int, *, n_objec
     """
     for name, v in (("n_rooms", n_rooms), ("frames", frames), ("size", size), ("supersample", supersample)):
         checks.positive_int(name, v)
-    if not isinstance(n_states, int) or n_states < 2:
-        raise ValueError(f"n_states must be an int >= 2, got {n_states!r}")
+    checks.int_at_least("n_states", n_states, 2)
     for name, pair in (("n_objects", n_objects), ("n_changes", n_changes)):
         if len(pair) != 2 or not all(isinstance(v, int) and v >= 1 for v in pair) or pair[0] > pair[1]:
             raise ValueError(f"{name} must be a (low, high) pair of positive ints with low <= high; got {pair!r}")

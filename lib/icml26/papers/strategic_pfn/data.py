@@ -43,11 +43,6 @@ class StrategicTask:
         return torch.isfinite(self.cost)
 
 
-def _check_pos_int(name, v, lo=1):
-    if isinstance(v, bool) or not isinstance(v, int) or v < lo:
-        raise ValueError(f"{name} must be an integer >= {lo}; got {v!r}")
-
-
 def _check_common(generator, device) -> None:
     if generator is not None and not isinstance(generator, torch.Generator):
         raise TypeError(f"generator must be a torch.Generator or None; got {type(generator).__name__}")
@@ -57,8 +52,8 @@ def _check_common(generator, device) -> None:
 def default_costs(d: int, n_mutable: int, anisotropy: float = 4.0, device="cpu") -> torch.Tensor:
     """Per-feature quadratic costs: the first ``n_mutable`` features cost ``1 .. anisotropy`` (geometric
     spacing, normalised to geometric mean 1), the others are immutable (``inf``)."""
-    _check_pos_int("d", d)
-    _check_pos_int("n_mutable", n_mutable, lo=0)
+    checks.int_at_least("d", d)
+    checks.int_at_least("n_mutable", n_mutable, 0)
     if n_mutable > d:
         raise ValueError(f"n_mutable must be <= d={d}; got {n_mutable}")
     if not checks.finite_number("anisotropy", anisotropy) >= 1:
@@ -90,10 +85,10 @@ def strategic_gauss(R: int, n_ctx: int, n_test: int, d: int = 6, n_mutable: int 
     ``n_mutable`` coordinates (after rotation) are mutable with anisotropic costs (:func:`default_costs`).
     """
     for name, v, lo in (("R", R, 1), ("n_ctx", n_ctx, 2), ("n_test", n_test, 1), ("d", d, 1), ("n_extra", n_extra, 0)):
-        _check_pos_int(name, v, lo)
+        checks.int_at_least(name, v, lo)
     checks.positive_number("separation", separation)
     checks.in_range("decay", decay, 0.0, 1.0, low_open=True)
-    _check_pos_int("n_mutable", n_mutable, lo=0)
+    checks.int_at_least("n_mutable", n_mutable, 0)
     if n_mutable > d:
         raise ValueError(f"n_mutable must be <= d={d}; got {n_mutable}")
     if not checks.finite_number("anisotropy", anisotropy) >= 1:
@@ -122,7 +117,7 @@ def credit_like(R: int, n_ctx: int, n_test: int, n_extra: int = 0, generator: to
     Mutable: stated income, utilisation, number of accounts; immutable: debt ratio, late payments, age.
     """
     for name, v, lo in (("R", R, 1), ("n_ctx", n_ctx, 2), ("n_test", n_test, 1), ("n_extra", n_extra, 0)):
-        _check_pos_int(name, v, lo)
+        checks.int_at_least(name, v, lo)
     _check_common(generator, device)
     g = generator if generator is not None else torch.Generator(device=device).manual_seed(seed)
     n = n_ctx + n_test + n_extra
@@ -151,10 +146,10 @@ def breast_cancer_task(R: int, n_ctx: int = 256, n_features: int = 6, n_mutable:
     """
     from sklearn.datasets import load_breast_cancer
 
-    _check_pos_int("R", R)
-    _check_pos_int("n_features", n_features)
-    _check_pos_int("n_ctx", n_ctx, lo=2)
-    _check_pos_int("n_mutable", n_mutable, lo=0)
+    checks.int_at_least("R", R)
+    checks.int_at_least("n_features", n_features)
+    checks.int_at_least("n_ctx", n_ctx, 2)
+    checks.int_at_least("n_mutable", n_mutable, 0)
     _check_common(generator, device)
     data = load_breast_cancer()
     X = torch.tensor(data.data, dtype=torch.float32, device=device)

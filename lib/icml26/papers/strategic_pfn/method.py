@@ -223,8 +223,7 @@ def best_response(score_fn: ScoreFn, X: torch.Tensor, cost: torch.Tensor, budget
     R, n, d = X.shape
     cost = _check_cost(cost, d)
     checks.one_of("method", method, RESPONSES)
-    if isinstance(n_grid, bool) or not isinstance(n_grid, int) or n_grid < 1:
-        raise ValueError(f"n_grid must be an integer >= 1; got {n_grid!r}")
+    checks.int_at_least("n_grid", n_grid, 1)
     if surrogate_X is not None:
         _check_rows("surrogate_X", surrogate_X)
         if surrogate_X.shape[0] != R or surrogate_X.shape[-1] != d:
@@ -417,8 +416,7 @@ class StrategicPFN:
             raise TypeError(f"agents must be an Agents; got {type(self.agents).__name__}")
         _check_threshold(self.threshold)
         _check_cross_fit(self.cross_fit)
-        if isinstance(self.rounds, bool) or not isinstance(self.rounds, int) or self.rounds < 1:
-            raise ValueError(f"rounds must be an integer >= 1; got {self.rounds!r}")
+        checks.int_at_least("rounds", self.rounds, 1)
         if self.variant not in VARIANTS:
             raise ValueError(f"variant must be one of {VARIANTS}; got {self.variant!r}")
         if self.method not in RESPONSES:
