@@ -44,7 +44,9 @@ def _tiny_cfg():
 def _results():
     block = {"shares": [0.1, 0.1, 0.2, 0.2, 0.4], "shares_oracle": [0.1, 0.1, 0.2, 0.3, 0.3], "excess": 0.1,
              "excess_by_q": [0.05, 0.06, 0.1, 0.2, 0.3]}
-    return {"c2": {"mlp": {"excess": 0.2, "excess_by_q": [0.1, 0.1, 0.2, 0.3, 0.5]}, "tabm": block},
+    c1 = {"over_joint": 1.4, "over_joint_by_q": [3.0, 2.0, 1.0, 0.9, 0.8], "over_gbdt": 2.0,
+          "over_gbdt_by_q": [5.0, 3.0, 1.5, 1.1, 1.2]}
+    return {"c1": c1, "c2": {"mlp": {"excess": 0.2, "excess_by_q": [0.1, 0.1, 0.2, 0.3, 0.5]}, "tabm": block},
             "c3": {"scales": [0.0, 0.5, 1.0], "ratio": [1.0, 1.1, 1.3]}}
 
 
@@ -110,8 +112,11 @@ PROBES = [
     Probe(baselines.TabM, valid=lambda: {"n_features": 3, "k": 2, "width": 8, "n_blocks": 1, "dropout": 0.1,
                                          "variant": "full"},
           extra=[("variant", "maxi", "unknown variant"), ("dropout", -0.1, "negative dropout")]),
-    Probe(baselines.ModernNCALite, valid=lambda: {"n_features": 3, "width": 8, "sample_rate": 0.3},
-          extra=[("sample_rate", 0.0, "zero rate")]),
+    Probe(baselines.ModernNCA, valid=lambda: {"n_features": 3, "width": 8, "n_blocks": 1, "dropout": 0.1,
+                                              "embedding": "plr", "sample_rate": 0.3},
+          skip={"n_blocks": "0 blocks (a linear encoder) is valid"},
+          extra=[("sample_rate", 0.0, "zero rate"), ("n_blocks", -1, "negative blocks"),
+                 ("embedding", "xyz", "unknown embedding")]),
     Probe(baselines.fit_nn, valid=lambda: {"model": _mlp(), "X": _X(), "y": _y(), "X_val": _X(10, seed=2),
                                            "y_val": _y(10, seed=3), "epochs": 1, "lr": 1e-3, "batch_size": 16,
                                            "weight_decay": 0.01, "seed": 0, "device": "cpu"},
@@ -132,6 +137,13 @@ PROBES = [
                                                   "n_folds": 2, "max_iter": 3, "delta": 1e-6, "seed": 0},
           extra=[WIDE_Q, ("n_folds", 1, "one fold"), ("var_kwargs", {"bogus": 1}, "unknown GBDT option"),
                  ("y_train", _y(10), "row mismatch")]),
+    Probe(method.joint_uncertainty, valid=lambda: {"X_train": _X(), "y_train": _y(), "X_query": _X(5, seed=2),
+                                                   "n_iter": 5, "lr": 0.1, "lr_var": 0.03, "max_depth": 2,
+                                                   "min_samples_leaf": 5, "val_frac": 0.2, "patience": 3, "seed": 0},
+          extra=[WIDE_Q, ("val_frac", 1.0, "no training rows"), ("y_train", _y(10), "row mismatch"),
+                 ("n_iter", 2.5, "float rounds")]),
+    Probe(method.overstatement, valid=lambda: {"u": np.exp(_y(10)), "var": np.exp(_y(10, seed=2)), "n_groups": 5},
+          extra=[("u", -np.exp(_y(10)), "negative estimate"), ("var", np.exp(_y(5)), "length mismatch")]),
     Probe(method.HeteroMLP, valid=lambda: {"n_features": 3, "width": 8, "n_blocks": 1}),
     Probe(method.hetero_mlp_uncertainty, valid=lambda: {"X_train": _X(), "y_train": _y(), "X_query": _X(5, seed=2),
                                                         "width": 8, "n_blocks": 1, "epochs": 1, "warm_epochs": 1,
@@ -175,6 +187,10 @@ PROBES = [
                  ("config", {**_tiny_cfg(), "n_train": 0}, "zero rows"),
                  ("config", {**_tiny_cfg(), "nn": {**_tiny_cfg()["nn"], "lr": NAN}}, "NaN learning rate"),
                  ("config", {**_tiny_cfg(), "noise_dir": "diag"}, "unknown noise direction"),
+                 ("config", {**_tiny_cfg(), "variant": {"noise_dir": "axis", "models": ["tabm"]}}, "variant = main"),
+                 ("config", {**_tiny_cfg(), "variant": {"noise_dir": "multi", "models": ["nca"]}}, "variant model"),
+                 ("config", {**_tiny_cfg(), "real": {"table": "iris", "n_folds": 2, "models": ["gbdt"]}}, "table"),
+                 ("config", {**_tiny_cfg(), "real": {"table": "diabetes", "n_folds": 1, "models": ["gbdt"]}}, "1 fold"),
                  ("config", {**_tiny_cfg(), "est": {"n_folds": 1, "max_iter": 3, "mlp_epochs": 1}}, "one fold"),
                  ("config", {**_tiny_cfg(), "c4": {"k": 10, "embedding": "xyz"}}, "unknown C4 embedding"),
                  ("seed", 1.5, "float seed")]),
@@ -189,6 +205,7 @@ PROBES = [
     Probe(explore.plot_shares, valid=lambda: {"results": _results(), "oracle": True},
           extra=[NOT_RESULTS, ("results", 3, "an int")]),
     Probe(explore.plot_excess_by_quintile, valid=lambda: {"results": _results()}, extra=[NOT_RESULTS]),
+    Probe(explore.plot_estimator_levels, valid=lambda: {"results": _results()}, extra=[NOT_RESULTS]),
     Probe(explore.plot_noise_sweep, valid=lambda: {"results": _results()}, extra=[NOT_RESULTS]),
 ]
-EXEMPT = {}
+EXEMPT = {"icml26.papers.tabular_uncertainty.data.diabetes": "takes no arguments (loads the bundled table)"}

@@ -168,13 +168,15 @@ def test_knn_predict_brute_force():
 
 def test_modern_nca_is_softmax_weighted_label_average():
     torch.manual_seed(0)
-    m = B.ModernNCALite(2, width=4)
-    Xr, yr = torch.randn(20, 2), torch.randn(20)
-    m.set_reference(Xr, yr)
-    q = torch.randn(3, 2)
-    e_q, e_r = m.encode(q), m.encode(Xr)
-    w = torch.softmax(-((e_q[:, None] - e_r[None]) ** 2).sum(-1), -1)
-    assert torch.allclose(m(q), w @ yr, atol=1e-5)
+    for kw in ({}, {"n_blocks": 0}, {"embedding": "plr", "n_blocks": 2}):
+        m = B.ModernNCA(2, width=4, **kw)
+        Xr, yr = torch.randn(20, 2), torch.randn(20)
+        m.set_reference(Xr, yr)
+        q = torch.randn(3, 2)
+        e_q, e_r = m.encode(q), m.encode(Xr)
+        w = torch.softmax(-((e_q[:, None] - e_r[None]) ** 2).sum(-1).sqrt(), -1)  # Euclidean, as in ModernNCA
+        assert torch.allclose(m(q), w @ yr, atol=1e-5)
+    assert len(B.ModernNCA(2, width=4, n_blocks=0).enc) == 1  # n_blocks=0: one linear map
 
 
 def test_fit_nn_learns_and_restores_best():
@@ -199,7 +201,12 @@ def test_quintile_shares_oracle_and_guard():
     assert np.allclose(s, [0, 0, 0, 0, 1]) and math.isclose(s.sum(), 1.0)
     perm = np.random.default_rng(0).permutation(10)
     assert np.allclose(M.quintile_shares(delta[perm], u[perm]), s)
-    assert np.isnan(M.quintile_shares(-delta, u)).all()  # no overall gain: undefined
+    # a method worse than the baseline gets the same shares with their sign (defined for every baseline)
+    assert np.allclose(M.quintile_shares(-delta, u), -s)
+    # mixed signs: D_q / sum |D_q|, bounded in [-1, 1]
+    mixed = np.array([-1.0, -1, 0, 0, 0, 0, 0, 0, 1, 2])
+    assert np.allclose(M.quintile_shares(mixed, u), [-0.4, 0, 0, 0, 0.6])
+    assert np.isnan(M.quintile_shares(np.zeros(10), u)).all()  # the models agree everywhere: undefined
     with pytest.raises(ValueError):
         M.quintile_shares(delta, u[:5])
 
@@ -269,6 +276,45 @@ def test_gbdt_uncertainty_recovers_variance_ranking():
         M.gbdt_uncertainty(X, y, X, n_folds=1)
 
 
+def test_joint_uncertainty_ranks_and_levels_the_noise_variance():
+    X, y, f, var = D.hetero_sine(2400, seed=5, noise_dir="multi")
+    u, mean, rounds = M.joint_uncertainty(X[:1600], y[:1600], X[1600:], seed=0, return_mean=True)
+    assert M.spearman(u, var[1600:]) > 0.8
+    assert 0.5 < M.overstatement(u, var[1600:])[0] < 2.5
+    assert ((mean - f[1600:]) ** 2).mean() < 0.1 * var.mean() + 0.05 and 1 <= rounds <= 2000
+    # pure noise with known sd: the Newton steps recover the level of log var without any bias correction
+    rng = np.random.default_rng(0)
+    Xn = rng.uniform(-1, 1, (2000, 1))
+    sd = np.exp(Xn[:, 0])
+    un = M.joint_uncertainty(Xn[:1500], sd[:1500] * rng.standard_normal(1500), Xn[1500:], seed=0)
+    assert abs(np.log(un).mean() - np.log(sd[1500:] ** 2).mean()) < 0.25
+    # the iteration cap is honoured and reported
+    assert M.joint_uncertainty(X[:400], y[:400], X[:5], n_iter=3, patience=50, return_mean=True)[2] <= 3
+    with pytest.raises(ValueError):
+        M.joint_uncertainty(X, y, X[:, :2])
+
+
+def test_overstatement_is_geometric_mean_ratio():
+    var = np.linspace(1.0, 5.0, 10)
+    overall, by_q = M.overstatement(4 * var, var)
+    assert overall == pytest.approx(4.0) and np.allclose(by_q, 4.0)
+    u = var.copy()
+    u[:2] *= 9  # over-stated only in the lowest-variance group
+    overall, by_q = M.overstatement(u, var)
+    assert by_q[0] == pytest.approx(9.0) and np.allclose(by_q[1:], 1.0) and overall == pytest.approx(9 ** 0.2)
+    with pytest.raises(ValueError):
+        M.overstatement(-u, var)
+
+
+def test_multi_feature_noise_depends_on_every_feature():
+    X, _, _, var = D.hetero_sine(4000, seed=0, noise_dir="multi")
+    logv = np.log(var)
+    slopes = np.linalg.lstsq(np.column_stack([X, np.ones(len(X))]), logv, rcond=None)[0][:4]
+    assert np.all(np.abs(slopes) > 0.5) and slopes[0] < 0 < slopes[1]
+    with pytest.raises(ValueError):
+        D.hetero_sine(10, d=3, noise_dir="multi")
+
+
 def test_gradient_noise_split_zero_without_noise():
     torch.manual_seed(0)
     m = B.MLPRegressor(2, width=8)
@@ -285,6 +331,21 @@ def test_excess_and_spearman():
     assert M.spearman([1, 2, 3], [10, 20, 30]) == pytest.approx(1.0)
     with pytest.raises(ValueError):
         M.excess(np.zeros(2), np.zeros(3))
+
+
+def test_diabetes_table_and_real_block():
+    from icml26.papers.tabular_uncertainty import experiment
+
+    X, y = D.diabetes()
+    assert X.shape == (442, 10) and abs(y.mean()) < 1e-9 and abs(y.std() - 1) < 1e-9
+    cfg = {**experiment.CONFIGS["quick"], "n_train": 120, "n_val": 20, "n_test": 40, "knn_k": 5, "gbdt_iter": 5,
+           "nn": {**experiment.NN, "epochs": 2, "width": 8, "n_blocks": 1}, "models": ["knn"],
+           "est": {"n_folds": 2, "max_iter": 3, "mlp_epochs": 1},
+           "real": {"table": "diabetes", "n_folds": 2, "models": ["gbdt"]}}
+    real = experiment.run(cfg, "cpu", 0)["c2_real"]
+    assert real["n"] == 442 and len(real["gbdt"]["shares"]) == 5
+    assert np.nansum(np.abs(real["gbdt"]["shares"])) == pytest.approx(1.0)  # signed shares, defined
+    assert real["mlp_top_over_bottom"] == pytest.approx(real["mlp"]["mse_by_q"][-1] / real["mlp"]["mse_by_q"][0])
 
 
 def test_experiment_rejects_bad_config():

@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from icml26.papers.video_inpainting import baselines, method
+from icml26.papers.video_inpainting import baselines, experiment, method
 from icml26.papers.video_inpainting.toyvideo import make_videos
 from icml26.render.warp import compose_flows, fb_valid, warp, warp_video
 
@@ -78,3 +78,73 @@ def test_bad_inputs():
         make_videos(1, size=8, hole=8)
     with pytest.raises(ValueError, match="integer"):
         baselines.warped_noise(torch.zeros(1, 1, 4, 4), torch.full((1, 2, 2, 4, 4), 0.5))
+
+
+def test_visibility_maps_match_a_brute_force_loop():
+    """recoverable = hole pixels whose texture coordinate is unmasked in SOME frame (plain Python loops)."""
+    d = make_videos(3, frames=7, size=12, hole=5, sub_hole=2, generator=torch.Generator().manual_seed(3))
+    B, Fn, _, H, W = d["mask"].shape
+    mask, vt = d["mask"][:, :, 0].bool(), d["v_tex"]
+    for b in range(B):
+        vx, vy = int(vt[b, 0]), int(vt[b, 1])
+        seen = set()
+        for f in range(Fn):
+            for y in range(H):
+                for x in range(W):
+                    if not mask[b, f, y, x]:
+                        seen.add(((y - f * vy) % H, (x - f * vx) % W))   # texture coordinate of pixel (y, x)
+        for f in range(Fn):
+            for y in range(H):
+                for x in range(W):
+                    tex = ((y - f * vy) % H, (x - f * vx) % W)
+                    hole = bool(mask[b, f, y, x])
+                    assert bool(d["recoverable"][b, f, 0, y, x]) == (hole and tex in seen)
+                    assert bool(d["never"][b, f, 0, y, x]) == (hole and tex not in seen)
+    assert d["never"].sum() > 0 and d["recoverable"].sum() > 0
+
+
+def test_risk_accumulates_only_inside_the_window():
+    d = _data()
+    c = method.TemporalController(d["mask"], d["known"], d["flows"], d["valid"], mode="monitor", padding="periodic",
+                                  tau=0.0, t_lo=0.2, t_hi=0.5)
+    x0 = torch.randn_like(d["video"])
+    for i in range(10):
+        c.on_step(0, x0 * (0.1 if i == 0 else 1.0), x0, {"step": i, "n_steps": 10})
+    outside = [i for i in range(10) if 1 - i / 10 > 0.5]
+    assert outside == [0, 1, 2, 3, 4]
+    assert all(float(c.risk[i].abs().max()) == 0 for i in outside)      # no risk before the window opens
+    assert float(c.risk[5].min()) > 0                                   # it starts accumulating inside
+
+
+def test_uniform_frontier_interpolates_and_clamps():
+    plain = {"e_warp": 1.0, "hf": 1.0}
+    sweep = [{"lam": 0.5, "e_warp": 0.5, "hf": 0.6}, {"lam": 1.0, "e_warp": 0.2, "hf": 0.3}]
+    at = experiment.uniform_frontier_at(plain, sweep, 0.75)
+    assert at["lam"] == pytest.approx(0.25) and at["hf"] == pytest.approx(0.8) and not at["clamped"]
+    low = experiment.uniform_frontier_at(plain, sweep, 0.1)
+    assert low["clamped"] and low["hf"] == pytest.approx(0.3)
+
+
+TINY = dict(n_videos=1, noise_seeds=1, frames=6, size=12, channels=1, hole=5, sub_hole=2, T=40, steps=10,
+            uniform_lams=[0.5], post_hoc_lam=0.5, long_k=2, controller={"norm": "variance"})
+
+
+def test_calibrate_trigger_uses_development_seeds_and_its_rule():
+    with pytest.raises(ValueError, match="development"):
+        experiment.calibrate_trigger(TINY, "cpu", [0])
+    cal = experiment.calibrate_trigger(TINY, "cpu", [100], factors=[0.0, 1.0], budget=1.0, min_hf=0.0)
+    assert cal["rho"] == cal["median"] > 0
+    assert [r["tau"] for r in cal["rows"]] == pytest.approx([0.0, cal["median"]])
+    best = max(cal["rows"], key=lambda r: r["reduction"])                # every row qualifies under these limits
+    assert cal["tau"] == pytest.approx(best["tau"])
+    strict = experiment.calibrate_trigger(TINY, "cpu", [100], factors=[0.0, 1.0], budget=0.0, min_hf=0.0)
+    ok = [r for r in strict["rows"] if r["fraction"] <= 0.0]             # nothing may fire: the largest factor wins
+    assert strict["tau"] == pytest.approx(max(ok, key=lambda r: r["reduction"])["tau"] if ok else strict["median"])
+
+
+def test_tsi_raster_never_fires_on_anchors():
+    d = experiment.setup(TINY, "cpu", 0)
+    c = experiment.controller(d, "tsi", norm="variance", tau=0.0, rho=0.01)
+    experiment.sample(d, 10, c)
+    r = c.trigger_raster()
+    assert not r[:, :, c.is_anchor.cpu()].any() and r.any()

@@ -7,8 +7,8 @@
   per-member elementwise adapter on the input, shared backbone, per-member heads) or ``"full"``
   (adapters in every layer). Trained on the **mean of the k member losses**, predicts their mean;
 * :func:`knn_predict` - k-nearest-neighbour label averaging (the retrieval mechanism, docs §3.3);
-* :class:`ModernNCALite` - softmax(-distance^2) weighted training labels in a learned space, with
-  stochastic candidate subsampling during training;
+* :class:`ModernNCA` - softmax(-distance) weighted training labels in a learned (embedding + MLP) space,
+  with stochastic candidate subsampling during training;
 * :func:`fit_gbdt` - scikit-learn ``HistGradientBoostingRegressor`` (the GBDT baseline).
 """
 
@@ -213,21 +213,29 @@ class TabM(nn.Module):
         return ((self.members(x) - y[:, None]) ** 2).mean()
 
 
-class ModernNCALite(nn.Module):
-    """ModernNCA-lite: encoder ``phi`` (embedding + one Linear), prediction = softmax(-||phi(x)-phi(x_j)||^2)
-    weighted mean of the candidate labels ``y_j``. Training candidates: a random ``sample_rate``
-    fraction of the training set (the batch itself is excluded); inference: the whole training set."""
+class ModernNCA(nn.Module):
+    """ModernNCA (Ye et al. 2024, the retrieval model of the paper's Fig. 1): an encoder ``phi`` (optional
+    numerical embedding, a linear projection, then ``n_blocks`` ReLU + Linear layers); the prediction is the
+    softmax(-||phi(x) - phi(x_j)||) weighted mean of the candidate labels ``y_j`` (Euclidean distance, as in
+    ModernNCA). Training candidates: a random ``sample_rate`` fraction of the training set, the batch's own rows
+    excluded (stochastic neighbour sampling); inference: the whole training set. ``n_blocks=0`` is the linear
+    encoder of our first version."""
 
-    def __init__(self, n_features: int, width: int = 64, embedding: str = "none", d_embedding: int = 16,
-                 X_train=None, sample_rate: float = 0.3, **emb_kw):
+    def __init__(self, n_features: int, width: int = 64, n_blocks: int = 1, dropout: float = 0.0,
+                 embedding: str = "none", d_embedding: int = 16, X_train=None, sample_rate: float = 0.3, **emb_kw):
         super().__init__()
         _check_sizes(n_features=n_features, width=width)
+        checks.nonnegative_int("n_blocks", n_blocks)
+        _check_dropout(dropout)
         _check_embedding(embedding)
         if not 0 < sample_rate <= 1:
             raise ValueError(f"sample_rate must be in (0, 1]; got {sample_rate}")
         self.emb = make_embedding(embedding, n_features, d_embedding, X_train=X_train, **emb_kw)
         d_in = n_features * d_embedding if self.emb is not None else n_features
-        self.enc = nn.Linear(d_in, width)
+        layers = [nn.Linear(d_in, width)]
+        for _ in range(n_blocks):
+            layers += [nn.ReLU()] + ([nn.Dropout(dropout)] if dropout > 0 else []) + [nn.Linear(width, width)]
+        self.enc = nn.Sequential(*layers)
         self.sample_rate = sample_rate
         self.register_buffer("X_ref", torch.empty(0, n_features))
         self.register_buffer("y_ref", torch.empty(0))
@@ -240,8 +248,7 @@ class ModernNCALite(nn.Module):
         return self.enc(self.emb(x).flatten(1) if self.emb is not None else x)
 
     def _predict_from(self, q, Xc, yc):
-        d2 = torch.cdist(self.encode(q), self.encode(Xc)).pow(2)
-        return torch.softmax(-d2, -1) @ yc
+        return torch.softmax(-torch.cdist(self.encode(q), self.encode(Xc)), -1) @ yc
 
     def forward(self, x, chunk: int = 2048):
         if self.X_ref.shape[0] == 0:
@@ -279,7 +286,7 @@ def fit_nn(model: nn.Module, X, y, X_val, y_val, epochs: int = 40, lr: float = 1
     if X.shape[0] != y.shape[0] or X_val.shape[0] != y_val.shape[0]:
         raise ValueError("X and y (and X_val and y_val) must have the same number of rows")
     model.to(device)
-    if isinstance(model, ModernNCALite):
+    if isinstance(model, ModernNCA):
         model.set_reference(X, y)
     gen = torch.Generator(device="cpu").manual_seed(seed)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
@@ -290,7 +297,7 @@ def fit_nn(model: nn.Module, X, y, X_val, y_val, epochs: int = 40, lr: float = 1
         perm = torch.randperm(n, generator=gen).to(device)
         for i in range(0, n, batch_size):
             idx = perm[i:i + batch_size]
-            loss = model.loss(X[idx], y[idx], idx) if isinstance(model, ModernNCALite) else model.loss(X[idx], y[idx])
+            loss = model.loss(X[idx], y[idx], idx) if isinstance(model, ModernNCA) else model.loss(X[idx], y[idx])
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()

@@ -2,12 +2,15 @@
 
 ``run(config, device, seed)``:
 
-1. **C1** draws ``hetero_sine`` (train/val/test), estimates ``u`` on the test rows with the two-stage
-   GBDT and the heteroscedastic MLP, and correlates both with the true ``sigma^2`` and each other;
-2. **C2** trains the plain MLP and the compared models (TabM-mini, kNN, ModernNCA-lite, GBDT, MLP-PLR,
+1. **C1** draws ``hetero_sine`` (train/val/test) and estimates ``u`` on the test rows with the joint likelihood
+   fit (the paper's estimator), the two-stage GBDT and the heteroscedastic MLP: rank correlation with the true
+   ``sigma^2`` and with each other, and the over-statement ``u_hat / sigma^2`` overall and per noise quintile;
+2. **C2** trains the plain MLP and the compared models (TabM-mini, kNN, ModernNCA, GBDT, MLP-PLR,
    MLP-PLE; same width/epochs/early stopping for the networks), computes per-test-sample excess error
-   against the noiseless ``f`` and the quintile shares ``S_q`` of the improvement over the MLP, with
-   test samples sorted by the *estimated* ``u`` (GBDT two-stage);
+   against the noiseless ``f`` and the signed quintile shares ``S_q`` of the improvement over the MLP, with
+   test samples sorted by the *estimated* ``u`` (joint likelihood fit);
+   the same for TabM-mini and MLP-PLR on the ``"multi"`` variant whose noise depends on all four features, and on
+   scikit-learn's bundled diabetes table (out-of-fold squared errors against ``y``, :func:`_real`);
 3. **C3** repeats MLP vs TabM-mini on the same ``f`` with the global noise multiplier ``s``;
 4. **C4** neighbour-target MSE (k = 10) in raw standardised inputs vs the trained MLP-PLR/PLE embedding
    spaces, overall and per uncertainty quintile;
@@ -37,7 +40,8 @@ CONFIGS = {
     "quick": dict(
         n_train=2000, n_val=400, n_test=2000, d=4, noise_dir="axis", nn=NN, tabm_k=8, knn_k=20,
         gbdt_iter=200, est=dict(n_folds=3, max_iter=60, mlp_epochs=20),
-        models=["tabm", "knn"], noise_scales=None, c4=None, c5=None, pfn=None,
+        models=["tabm", "knn", "plr"], plr=dict(n_frequencies=16, frequency_init_scale=0.3),
+        noise_scales=None, c4=None, c5=None, pfn=None,
     ),
     "standard": dict(
         # our first plan had n=8000 and a 3x256 MLP; on the shared 2-core machine we run n=4000, 2x128
@@ -45,17 +49,30 @@ CONFIGS = {
         nn=dict(width=128, n_blocks=2, epochs=60, lr=2e-3, batch_size=128, patience=12), tabm_k=8, knn_k=20,
         gbdt_iter=300, est=dict(n_folds=5, max_iter=200, mlp_epochs=40),
         models=["tabm", "knn", "nca", "gbdt", "plr", "ple"], plr=dict(n_frequencies=16, frequency_init_scale=0.3),
+        variant=dict(noise_dir="multi", models=["tabm", "plr"]), real=dict(table="diabetes", n_folds=5,
+                                                                             models=["tabm", "gbdt"]),
         noise_scales=[0.0, 0.25, 0.5, 1.0], c3_n=(2000, 400, 2000), c4=dict(k=10, embedding="plr"),
         c5=dict(seeds=3, datasets=["hetero_sine", "sawtooth"], n_train=2000, n_val=400, n_test=2000,
                 triplet_weight=0.1, q=0.2, margin=0.5, k=10),
         pfn=None,
     ),
+    # full, sized for <= 10 min on one H200 (not run: no GPU was lent to us). Arithmetic from standard, where one
+    # seed is ~35,000 optimiser steps of 2 x 128 networks (C2 5 nets x 60 epochs x 32 steps, the multi-noise variant
+    # 3 x 1,920, C3 8 x 960, C5 12 x 960) plus the estimators, GBDT and the diabetes folds: 80 s of CPU on one
+    # thread, ~2 ms a step. Full: C2 5 nets x 100 epochs x 98 steps (n = 50,000, batch 512) = 49,000 steps, the
+    # variant 3 x 9,800 = 29,400, C3 8 x 100 x 40 (n = 20,000) = 31,000, C5 20 x 100 x 16 = 32,000: ~141,000 steps;
+    # 3 x 512 (TabM k = 32) steps are launch-bound on an H200, ~1.5 ms each (assumed, not measured) -> ~210 s. Plus
+    # the PFN's pretraining (time_limit 200 s), the CPU estimators on 40,000 rows (joint boosting ~300 rounds x 2
+    # trees x ~30 ms = 20 s, twice; the two-stage GBDT 5 folds x 400 iterations ~60 s; HistGBDT 1,000 iterations
+    # ~20 s) ~120 s, ModernNCA's candidate encoding ~30 s, the diabetes folds ~20 s: ~580 s, within 10 minutes.
     "full": dict(
         n_train=50000, n_val=10000, n_test=10000, d=4, noise_dir="axis",
         nn=dict(width=512, n_blocks=3, epochs=100, lr=1e-3, batch_size=512, patience=16), tabm_k=32, knn_k=20,
         gbdt_iter=1000, est=dict(n_folds=5, max_iter=400, mlp_epochs=60),
         models=["tabm", "knn", "nca", "gbdt", "plr", "ple"], plr=dict(n_frequencies=48, frequency_init_scale=0.3),
-        noise_scales=[0.0, 0.25, 0.5, 1.0], c4=dict(k=10, embedding="plr"),
+        variant=dict(noise_dir="multi", models=["tabm", "plr"]), real=dict(table="diabetes", n_folds=5,
+                                                                             models=["tabm", "gbdt"]),
+        noise_scales=[0.0, 0.25, 0.5, 1.0], c3_n=(20000, 4000, 10000), c4=dict(k=10, embedding="plr"),
         c5=dict(seeds=5, datasets=["hetero_sine", "sawtooth"], n_train=8000, n_val=1600, n_test=4000,
                 triplet_weight=0.1, q=0.2, margin=0.5, k=10),
         pfn=dict(d_max=4, d_model=128, n_layers=4, n_heads=4, d_ff=256, steps=6000, batch_size=64,
@@ -84,10 +101,16 @@ def _check_config(config) -> None:
     if config["n_test"] < 5 or config["knn_k"] > config["n_train"]:
         raise ValueError(f"config needs n_test >= 5 (uncertainty quintiles) and knn_k <= n_train; got n_test="
                          f"{config['n_test']}, knn_k={config['knn_k']}, n_train={config['n_train']}")
-    checks.one_of("config['noise_dir']", config["noise_dir"], ("axis", "combo"))
+    checks.one_of("config['noise_dir']", config["noise_dir"], D.NOISE_DIRS)
     if isinstance(config["d"], bool) or not isinstance(config["d"], int) or \
-            config["d"] < (4 if config["noise_dir"] == "combo" else 3):
-        raise ValueError(f"config['d'] must be an integer >= 3 (>= 4 for noise_dir 'combo'); got {config['d']!r}")
+            config["d"] < (3 if config["noise_dir"] == "axis" else 4):
+        raise ValueError(f"config['d'] must be an integer >= 3 (>= 4 unless noise_dir is 'axis'); got {config['d']!r}")
+    if config.get("variant") is not None:
+        var = checks.config("config['variant']", config["variant"], required=("noise_dir", "models"))
+        checks.one_of("config['variant']['noise_dir']", var["noise_dir"], D.NOISE_DIRS[1:])
+        if config["d"] < 4 or any(m not in ("tabm", "plr", "gbdt", "knn") for m in var["models"]):
+            raise ValueError(f"config['variant'] needs d >= 4 and models among tabm, plr, gbdt, knn; got d="
+                             f"{config['d']}, models {var['models']!r}")
     nn_cfg = checks.config("config['nn']", config["nn"], required=("width", "n_blocks", "epochs", "lr", "batch_size",
                                                                     "patience"))
     _check_sizes("config['nn']", nn_cfg, ("width", "n_blocks", "epochs", "batch_size"))
@@ -104,6 +127,14 @@ def _check_config(config) -> None:
             any(m not in MODEL_KINDS for m in models):
         raise ValueError(f"config['models'] must be a list of model kinds among {', '.join(MODEL_KINDS)}; "
                          f"got {models!r}")
+    if config.get("real") is not None:
+        real = checks.config("config['real']", config["real"], required=("table", "n_folds", "models"))
+        checks.one_of("config['real']['table']", real["table"], tuple(D.REAL_TABLES))
+        if isinstance(real["n_folds"], bool) or not isinstance(real["n_folds"], int) or not 2 <= real["n_folds"] <= 20:
+            raise ValueError(f"config['real']['n_folds'] must be an integer in [2, 20]; got {real['n_folds']!r}")
+        if isinstance(real["models"], (str, bytes)) or any(m not in ("tabm", "gbdt", "plr", "knn")
+                                                          for m in real["models"]):
+            raise ValueError(f"config['real']['models'] must be among tabm, gbdt, plr, knn; got {real['models']!r}")
     if config.get("plr") is not None:
         checks.config("config['plr']", config["plr"], allowed=("n_frequencies", "frequency_init_scale"))
     if config.get("noise_scales"):
@@ -151,7 +182,7 @@ def _nn(kind, S, cfg, seed, device, **extra):
     elif kind == "tabm":
         model = B.TabM(d, k=cfg["tabm_k"], **common)
     elif kind == "nca":
-        model = B.ModernNCALite(d, width=c["width"])
+        model = B.ModernNCA(d, width=c["width"], n_blocks=c["n_blocks"] - 1, embedding="plr", X_train=Xt, **plr)
     elif kind in ("plr", "ple", "lr", "lrlr"):
         model = B.MLPRegressor(d, embedding=kind, X_train=Xt, **common, **(plr if kind == "plr" else {}))
     elif kind == "lrlr_triplet":
@@ -176,6 +207,62 @@ def _shares_block(e_base, e_m, u, vte):
     delta = e_base - e_m
     return {"shares": M.quintile_shares(delta, u).tolist(), "shares_oracle": M.quintile_shares(delta, vte).tolist(),
             "excess": float(e_m.mean()), "excess_by_q": M.group_means(e_m, u).tolist()}
+
+
+def _c1(S, est, seed, device):
+    """Estimators of ``u`` on the test rows vs the true ``sigma^2``: the joint likelihood fit (the paper's, used to
+    sort the C2 plots), the two-stage GBDT and the heteroscedastic MLP; rank agreement and over-statement."""
+    u_joint = M.joint_uncertainty(S["Xtr"], S["ytr"], S["Xte"], seed=seed)
+    u_gbdt = M.gbdt_uncertainty(S["Xtr"], S["ytr"], S["Xte"], n_folds=est["n_folds"], max_iter=est["max_iter"],
+                                seed=seed)
+    u_mlp = M.hetero_mlp_uncertainty(S["Xtr"], S["ytr"], S["Xte"], epochs=est["mlp_epochs"], seed=seed, device=device)
+    out = {"joint_vs_true": M.spearman(u_joint, S["vte"]), "gbdt_vs_true": M.spearman(u_gbdt, S["vte"]),
+           "mlp_vs_true": M.spearman(u_mlp, S["vte"]), "joint_vs_mlp": M.spearman(u_joint, u_mlp),
+           "gbdt_vs_mlp": M.spearman(u_gbdt, u_mlp), "u": u_joint}
+    for name, est_u in (("joint", u_joint), ("gbdt", u_gbdt), ("mlp", u_mlp)):
+        overall, by_q = M.overstatement(est_u, S["vte"])
+        out[f"over_{name}"], out[f"over_{name}_by_q"] = overall, by_q.tolist()
+    return out
+
+
+def _c2(S, u, cfg, kinds, seed, device, models):
+    """The MLP and each model of ``kinds`` on split ``S``: excess error per u-quintile and the shares ``S_q``."""
+    e_mlp = M.excess(_predict("mlp", S, cfg, seed, device, models), S["fte"])
+    out = {"mlp": {"excess": float(e_mlp.mean()), "excess_by_q": M.group_means(e_mlp, u).tolist()}}
+    order, curves = np.argsort(u), {}
+    for kind in kinds:
+        e = M.excess(_predict(kind, S, cfg, seed, device, models), S["fte"])
+        out[kind] = _shares_block(e_mlp, e, u, S["vte"])
+        curves[kind] = (e_mlp - e)[order][:: max(1, len(order) // 400)].tolist()
+    return out, curves
+
+
+def _real(cfg, seed, device):
+    """The uncertainty plot on a real table (paper §4 reads MLP vs GBDT on real data): ``n_folds``-fold
+    cross-validation gives every row an out-of-fold squared error against its observed ``y`` for the MLP and each
+    model, and an out-of-fold ``u`` from :func:`.method.joint_uncertainty`; ``f`` is unknown, so the gain is the
+    difference of squared errors against ``y`` (the noise cancels in expectation). 20% of each training part is the
+    networks' validation split."""
+    real = cfg["real"]
+    X, y = D.REAL_TABLES[real["table"]]()
+    folds = np.random.default_rng([seed, 17]).permutation(len(y)) % real["n_folds"]
+    kinds = ["mlp"] + list(real["models"])
+    err, u = {m: np.empty(len(y)) for m in kinds}, np.empty(len(y))
+    for k in range(real["n_folds"]):
+        te, rest = folds == k, np.flatnonzero(folds != k)
+        va = np.random.default_rng([seed, k]).choice(rest, len(rest) // 5, replace=False)
+        tr = np.setdiff1d(rest, va)
+        S = dict(Xtr=X[tr], ytr=y[tr], Xva=X[va], yva=y[va], Xte=X[te])
+        u[te] = M.joint_uncertainty(X[rest], y[rest], X[te], seed=seed)
+        for m in kinds:
+            err[m][te] = (_predict(m, S, cfg, seed, device, {}) - y[te]) ** 2
+    by_q = M.group_means(err["mlp"], u)
+    out = {"table": real["table"], "n": len(y), "mlp": {"mse": float(err["mlp"].mean()), "mse_by_q": by_q.tolist()},
+           "mlp_top_over_bottom": float(by_q[-1] / by_q[0])}
+    for m in real["models"]:
+        out[m] = {"mse": float(err[m].mean()), "shares": M.quintile_shares(err["mlp"] - err[m], u).tolist(),
+                  "mse_by_q": M.group_means(err[m], u).tolist()}
+    return out
 
 
 def _c3(cfg, seed, device):
@@ -230,9 +317,10 @@ def _c5(cfg, seed, device):
                                                                    device=device).mean())}
             runs.append(row)
     rm = np.array([[r["lrlr"]["rmse"], r["lrlr_triplet"]["rmse"]] for r in runs])
+    ex = np.array([[r["lrlr"]["excess"], r["lrlr_triplet"]["excess"]] for r in runs])
     nt = np.array([[r["lrlr"]["ntmse"], r["lrlr_triplet"]["ntmse"]] for r in runs])
     return {"runs": runs, "rmse_lrlr": float(rm[:, 0].mean()), "rmse_triplet": float(rm[:, 1].mean()),
-            "win_frac": float((rm[:, 1] < rm[:, 0]).mean()),
+            "win_frac": float((rm[:, 1] < rm[:, 0]).mean()), "excess_gain": float((1 - ex[:, 1] / ex[:, 0]).mean()),
             "ntmse_reduction": float(1 - nt[:, 1].mean() / nt[:, 0].mean())}
 
 
@@ -276,29 +364,29 @@ def run(config: dict, device="cpu", seed: int = 0) -> dict:
     device = torch.device(device)
     t0 = time.perf_counter()
     cfg = config
-    bar = progress.StageBar(["C1 uncertainty", "C2 models"] + (["C3 noise scales"] if cfg.get("noise_scales") else [])
+    bar = progress.StageBar(["C1 uncertainty", "C2 models"] + (["C2 multi-feature noise"] if cfg.get("variant") else [])
+                            + (["C2 real table"] if cfg.get("real") else [])
+                            + (["C3 noise scales"] if cfg.get("noise_scales") else [])
                             + (["C4 embeddings"] if cfg.get("c4") else []) + (["C5 LRLR"] if cfg.get("c5") else [])
                             + (["C6 PFN"] if cfg.get("pfn") else []), desc="tabular_uncertainty")
     bar.next("C1 uncertainty")
     S = _split(cfg["n_train"], cfg["n_val"], cfg["n_test"], seed, d=cfg["d"], noise_dir=cfg["noise_dir"])
-    est = cfg["est"]
-    u_gbdt = M.gbdt_uncertainty(S["Xtr"], S["ytr"], S["Xte"], n_folds=est["n_folds"], max_iter=est["max_iter"],
-                                seed=seed)
-    u_mlp = M.hetero_mlp_uncertainty(S["Xtr"], S["ytr"], S["Xte"], epochs=est["mlp_epochs"], seed=seed, device=device)
-    res = {"c1": {"gbdt_vs_true": M.spearman(u_gbdt, S["vte"]), "mlp_vs_true": M.spearman(u_mlp, S["vte"]),
-                  "gbdt_vs_mlp": M.spearman(u_gbdt, u_mlp)}}
+    res = {"c1": _c1(S, cfg["est"], seed, device)}
+    u = res["c1"].pop("u")
     bar.next("C2 models")
     models = {}
-    e_mlp = M.excess(_predict("mlp", S, cfg, seed, device, models), S["fte"])
-    res["c2"] = {"mlp": {"excess": float(e_mlp.mean()), "excess_by_q": M.group_means(e_mlp, u_gbdt).tolist()}}
-    curves = {}
-    for kind in cfg["models"]:
-        e = M.excess(_predict(kind, S, cfg, seed, device, models), S["fte"])
-        res["c2"][kind] = _shares_block(e_mlp, e, u_gbdt, S["vte"])
-        order = np.argsort(u_gbdt)
-        curves[kind] = (e_mlp - e)[order][:: max(1, len(order) // 400)].tolist()
+    res["c2"], curves = _c2(S, u, cfg, cfg["models"], seed, device, models)
     res["curves"] = curves
-    res["u_sorted_true_var"] = S["vte"][np.argsort(u_gbdt)][:: max(1, len(u_gbdt) // 400)].tolist()
+    res["u_sorted_true_var"] = S["vte"][np.argsort(u)][:: max(1, len(u) // 400)].tolist()
+    if cfg.get("variant"):
+        bar.next("C2 multi-feature noise")
+        V = _split(cfg["n_train"], cfg["n_val"], cfg["n_test"], seed, d=cfg["d"], noise_dir=cfg["variant"]["noise_dir"])
+        u_v = M.joint_uncertainty(V["Xtr"], V["ytr"], V["Xte"], seed=seed)
+        res["c2_variant"], _ = _c2(V, u_v, cfg, cfg["variant"]["models"], seed, device, {})
+        res["c2_variant"]["noise_dir"] = cfg["variant"]["noise_dir"]
+    if cfg.get("real"):
+        bar.next("C2 real table")
+        res["c2_real"] = _real(cfg, seed, device)
     if cfg.get("noise_scales"):
         bar.next("C3 noise scales")
         res["c3"] = _c3(cfg, seed, device)
@@ -306,7 +394,7 @@ def run(config: dict, device="cpu", seed: int = 0) -> dict:
         bar.next("C4 embeddings")
         kind = cfg["c4"]["embedding"]
         model = models.get(kind) or _nn(kind, S, cfg, seed, device)
-        res["c4"] = _c4(S, u_gbdt, model, cfg["c4"], device)
+        res["c4"] = _c4(S, u, model, cfg["c4"], device)
     if cfg.get("c5"):
         bar.next("C5 LRLR")
         res["c5"] = _c5(cfg, seed, device)

@@ -15,8 +15,8 @@ from . import data as D
 from . import method as M
 
 METHODS = ("tabm", "knn", "nca", "gbdt", "plr", "ple")
-ESTIMATORS = ("gbdt", "hetero_mlp", "oracle")
-LABELS = {"tabm": "TabM-mini (k=8)", "knn": "kNN (k=20)", "nca": "ModernNCA-lite", "gbdt": "GBDT",
+ESTIMATORS = ("joint", "gbdt", "hetero_mlp", "oracle")
+LABELS = {"tabm": "TabM-mini (k=8)", "knn": "kNN (k=20)", "nca": "ModernNCA", "gbdt": "GBDT",
           "plr": "MLP-PLR", "ple": "MLP-PLE", "mlp": "MLP"}
 _NN = dict(width=64, n_blocks=2, epochs=12, lr=3e-3, batch_size=64)
 
@@ -40,7 +40,7 @@ def _excess(kind: str, noise_ratio: float, noise_scale: float, n: int, seed: int
         Xt = torch.as_tensor(S["Xtr"], dtype=torch.float32)
         w = dict(width=_NN["width"], n_blocks=_NN["n_blocks"])
         model = {"mlp": lambda: B.MLPRegressor(4, **w), "tabm": lambda: B.TabM(4, k=8, **w),
-                 "nca": lambda: B.ModernNCALite(4, width=64),
+                 "nca": lambda: B.ModernNCA(4, embedding="plr", frequency_init_scale=0.3, **w),
                  "plr": lambda: B.MLPRegressor(4, embedding="plr", frequency_init_scale=0.3, **w),
                  "ple": lambda: B.MLPRegressor(4, embedding="ple", X_train=Xt, **w)}[kind]()
         B.fit_nn(model, S["Xtr"], S["ytr"], S["Xva"], S["yva"], epochs=_NN["epochs"], lr=_NN["lr"],
@@ -54,6 +54,8 @@ def _u(estimator: str, noise_ratio: float, noise_scale: float, n: int, seed: int
     S = _data(noise_ratio, noise_scale, n, seed)
     if estimator == "oracle":
         return S["vte"]
+    if estimator == "joint":
+        return M.joint_uncertainty(S["Xtr"], S["ytr"], S["Xte"], seed=seed)
     if estimator == "gbdt":
         return M.gbdt_uncertainty(S["Xtr"], S["ytr"], S["Xte"], n_folds=3, max_iter=60, seed=seed)
     return M.hetero_mlp_uncertainty(S["Xtr"], S["ytr"], S["Xte"], epochs=20, warm_epochs=5, seed=seed)
@@ -102,7 +104,7 @@ def plot_uncertainty(noise_ratio: float = 20.0, noise_scale: float = 1.0, method
         ax2 = ax.twinx()
         ax2.plot(rank, base, color="C3", alpha=0.7, label="MLP excess error")
         ax2.set_ylabel("MLP excess error", color="C3")
-    txt = "S_5 = n/a (no overall gain)" if np.isnan(shares[-1]) else f"S_5 = {shares[-1]:.2f}"
+    txt = "S_5 = n/a (the models agree)" if np.isnan(shares[-1]) else f"S_5 = {shares[-1]:+.2f}"
     ax.set_title(f"noise ratio {noise_ratio:g}, scale {noise_scale:g}: {txt}")
     ax.legend(loc="upper left", fontsize=8)
     return fig
@@ -146,7 +148,8 @@ def plot_shares(results: dict, oracle: bool = False):
     ax.axhline(0.2, color="grey", ls="--", lw=0.8, label="uniform")
     ax.set_xticks(np.arange(5) + 0.4 - w / 2, [f"Q{q + 1}" for q in range(5)])
     ax.set_xlabel("uncertainty quintile (Q5 = highest)")
-    ax.set_ylabel("share of gain over MLP")
+    ax.axhline(0.0, color="k", lw=0.6)
+    ax.set_ylabel("signed share of gain over MLP")
     ax.legend(fontsize=7, ncol=2)
     return fig
 
@@ -161,6 +164,22 @@ def plot_excess_by_quintile(results: dict):
     ax.set_ylabel("excess error (vs true f)")
     ax.set_yscale("log")
     ax.legend(fontsize=7, ncol=2)
+    return fig
+
+
+def plot_estimator_levels(results: dict):
+    """C1: geometric-mean over-statement ``u_hat / sigma^2`` of each estimator per true-noise quintile (1 = exact)."""
+    c1 = _need(results, "c1")
+    fig, ax = figure(width=5.0, height=3.2)
+    names = {"joint": "joint likelihood (GBDT)", "gbdt": "two-stage GBDT", "mlp": "heteroscedastic MLP"}
+    for key, label in names.items():
+        if f"over_{key}_by_q" in c1:
+            ax.plot(range(1, 6), c1[f"over_{key}_by_q"], marker="o", label=f"{label}: {c1[f'over_{key}']:.2f}x overall")
+    ax.axhline(1.0, color="grey", lw=0.8)
+    ax.set_yscale("log")
+    ax.set_xlabel("true noise-variance quintile (Q1 = lowest)")
+    ax.set_ylabel("u_hat / sigma^2 (geometric mean)")
+    ax.legend(fontsize=7)
     return fig
 
 

@@ -2,7 +2,8 @@
 
 Section numbers below are those of docs/papers/tabular_uncertainty.md (the paper's body was not available to us).
 
-* §3.1 data-uncertainty estimators: :func:`gbdt_uncertainty` (two-stage, cross-fitted GBDT on
+* §3.1 data-uncertainty estimators: :func:`joint_uncertainty` (the paper's joint Gaussian-likelihood fit of
+  mean and variance, as Newton-boosted trees), :func:`gbdt_uncertainty` (two-stage, cross-fitted GBDT on
   ``log r^2`` with the log-chi^2 bias correction, our cheap default standing in for CatBoost
   ``RMSEWithUncertainty``) and :func:`hetero_mlp_uncertainty` (two-head MLP trained with the Gaussian
   NLL ``g + (y - f)^2 / (2 exp(2 g))``, beta-NLL weighting, MSE warm start);
@@ -44,6 +45,15 @@ def _check_xy(X, y, name_x="X", name_y="y"):
     if not (np.isfinite(X).all() and np.isfinite(y).all()):
         raise ValueError(f"{name_x} and {name_y} must be finite")
     return X, y
+
+
+def _check_train_query(X_train, y_train, X_query):
+    """Training rows and targets (:func:`_check_xy`) and query rows with the same columns, as float64 arrays."""
+    X, y = _check_xy(X_train, y_train, "X_train", "y_train")
+    Xq = checks.array("X_query", np.asarray(X_query, dtype=np.float64), ndim=2)
+    if Xq.shape[1] != X.shape[1]:
+        raise ValueError(f"X_query must have {X.shape[1]} columns like X_train; got {Xq.shape[1]}")
+    return X, y, Xq
 
 
 VAR_GBDT = dict(learning_rate=0.05, max_leaf_nodes=8, min_samples_leaf=50)
@@ -91,6 +101,66 @@ def gbdt_uncertainty(X_train, y_train, X_query, n_folds: int = 5, max_iter: int 
     return u_query, u_train
 
 
+JOINT = dict(n_iter=2000, lr=0.1, lr_var=0.03, max_depth=3, min_samples_leaf=30, val_frac=0.2, patience=100)
+"""Settings of :func:`joint_uncertainty`, chosen on development seeds 100-101 (docs/papers/tabular_uncertainty.md)."""
+
+
+def joint_uncertainty(X_train, y_train, X_query, n_iter: int = 2000, lr: float = 0.1, lr_var: float = 0.03,
+                      max_depth: int = 3, min_samples_leaf: int = 30, val_frac: float = 0.2, patience: int = 100,
+                      seed: int = 0, return_mean: bool = False):
+    """Joint Gaussian-likelihood boosting of mean ``f`` and log-sd ``g`` (§3.1, our stand-in for CatBoost
+    ``RMSEWithUncertainty``): minimises ``sum_i g_i + (y_i - f_i)^2 / (2 exp(2 g_i))`` by Newton steps with
+    regression trees, one tree per parameter and round:
+
+    * mean: gradient ``-(y - f) / s^2``, hessian ``1 / s^2``: a tree fitted to ``y - f`` with weights ``1 / s^2``
+      (low-noise points pull the mean hardest, so the mean fit is best exactly where a leaking mean-fit error
+      would hurt the variance most);
+    * log-sd: ``0.5 (z^2 - 1)`` with ``z = (y - f) / s`` (Newton step with the expected hessian 2).
+
+    Rounds stop when the held-out (``val_frac``) NLL has not improved for ``patience`` rounds, at most ``n_iter``
+    rounds; the predictions of the best round are kept. Returns ``u = exp(2 g)`` on ``X_query`` (and the mean and
+    the number of rounds kept, ``== n_iter`` where the cap was hit, when ``return_mean``).
+    """
+    from sklearn.tree import DecisionTreeRegressor
+
+    X, y, Xq = _check_train_query(X_train, y_train, X_query)
+    _check_sizes(n_iter=n_iter, max_depth=max_depth, min_samples_leaf=min_samples_leaf, patience=patience)
+    checks.positive_number("lr", lr)
+    checks.positive_number("lr_var", lr_var)
+    checks.in_range("val_frac", val_frac, 0.0, 1.0, low_open=True, high_open=True)
+    checks.seed("seed", seed)
+    perm = np.random.default_rng(seed).permutation(len(y))
+    n_val = max(1, int(val_frac * len(y)))
+    va, tr = perm[:n_val], perm[n_val:]
+    if len(tr) < 2:
+        raise ValueError(f"X_train needs at least 2 training rows after the validation split; got {len(tr)}")
+    start = np.array([y[tr].mean(), np.log(y[tr].std() + 1e-12)])
+    F, Q = np.tile(start, (len(y), 1)), np.tile(start, (len(Xq), 1))
+    best, best_q, best_round, bad = np.inf, Q.copy(), 0, 0
+
+    def tree(target, weight=None):
+        return DecisionTreeRegressor(max_depth=max_depth, min_samples_leaf=min_samples_leaf,
+                                     random_state=seed).fit(X[tr], target[tr], sample_weight=weight)
+
+    for it in range(n_iter):
+        resid, prec = y - F[:, 0], np.exp(-2 * F[:, 1])
+        t = tree(resid, prec[tr])
+        F[:, 0] += lr * t.predict(X)
+        Q[:, 0] += lr * t.predict(Xq)
+        t = tree(0.5 * ((y - F[:, 0]) ** 2 * np.exp(-2 * F[:, 1]) - 1))
+        F[:, 1] = np.clip(F[:, 1] + lr_var * t.predict(X), -7.0, 7.0)
+        Q[:, 1] = np.clip(Q[:, 1] + lr_var * t.predict(Xq), -7.0, 7.0)
+        nll = float(np.mean(F[va, 1] + 0.5 * (y[va] - F[va, 0]) ** 2 * np.exp(-2 * F[va, 1])))
+        if nll < best - 1e-6:
+            best, best_q, best_round, bad = nll, Q.copy(), it + 1, 0
+        else:
+            bad += 1
+            if bad >= patience:
+                break
+    u = np.exp(2 * best_q[:, 1])
+    return (u, best_q[:, 0], best_round) if return_mean else u
+
+
 class HeteroMLP(nn.Module):
     """Two-head MLP: mean ``f(x)`` and log-sd ``g(x)`` (clamped to [-7, 7] for stability, §3.1)."""
 
@@ -131,12 +201,9 @@ def hetero_mlp_uncertainty(X_train, y_train, X_query, width: int = 64, n_blocks:
     The mean head is warm-started with MSE for ``warm_epochs``, then both heads minimise the
     (beta-weighted) Gaussian NLL; ``y`` is standardised internally and ``u`` mapped back.
     """
-    X, y = _check_xy(X_train, y_train, "X_train", "y_train")
+    X, y, Xq = _check_train_query(X_train, y_train, X_query)
     if not 0 < val_frac < 1:
         raise ValueError(f"val_frac must be in (0, 1); got {val_frac}")
-    Xq = checks.array("X_query", np.asarray(X_query, dtype=np.float64), ndim=2)
-    if Xq.shape[1] != X.shape[1]:
-        raise ValueError(f"X_query must have {X.shape[1]} columns like X_train; got {Xq.shape[1]}")
     _check_sizes(width=width, n_blocks=n_blocks, epochs=epochs, batch_size=batch_size)
     checks.nonnegative_int("warm_epochs", warm_epochs)
     checks.positive_number("lr", lr)
@@ -164,11 +231,14 @@ def hetero_mlp_uncertainty(X_train, y_train, X_query, width: int = 64, n_blocks:
 
 
 def quintile_shares(delta, u, n_groups: int = 5, min_total: float = 1e-12) -> np.ndarray:
-    """``S_q = sum_{i in group q} Delta_i / sum_i Delta_i`` over ``n_groups`` equal groups of samples sorted
-    by ``u`` ascending (group ``n_groups - 1`` = highest uncertainty). Our summary of the §3.2 plot.
+    """Signed shares ``S_q = D_q / sum_q' |D_q'|`` of the per-group improvements ``D_q = sum_{i in q} Delta_i``
+    over ``n_groups`` equal groups of samples sorted by ``u`` ascending (group ``n_groups - 1`` = highest
+    uncertainty). Our summary of the §3.2 plot.
 
-    When the total improvement ``sum Delta`` is ``<= min_total * n`` (no overall effect) the shares are
-    meaningless (§3.2) and NaNs are returned.
+    Where the method beats the baseline in every group this is the plain share of the total gain
+    ``D_q / sum D``; it stays defined (and bounded in ``[-1, 1]``) when the method is *worse* somewhere:
+    a group where it loses gets a negative share, so "S_5 >= 0.4" can pass or fail for every baseline.
+    Only when ``sum_q |D_q| <= min_total * n`` (the two models agree everywhere) are NaNs returned.
     """
     checks.nonnegative_number("min_total", min_total)
     delta, u = np.asarray(delta, dtype=np.float64), np.asarray(u, dtype=np.float64)
@@ -178,11 +248,22 @@ def quintile_shares(delta, u, n_groups: int = 5, min_total: float = 1e-12) -> np
         raise ValueError(f"n_groups must be a positive integer; got {n_groups!r}")
     if not (np.isfinite(delta).all() and np.isfinite(u).all()):
         raise ValueError("delta and u must be finite")
-    total = delta.sum()
-    if total <= min_total * len(delta):
+    sums = np.array([g.sum() for g in np.array_split(delta[np.argsort(u, kind="stable")], n_groups)])
+    scale = np.abs(sums).sum()
+    if scale <= min_total * len(delta):
         return np.full(n_groups, np.nan)
-    groups = np.array_split(delta[np.argsort(u, kind="stable")], n_groups)
-    return np.array([g.sum() for g in groups]) / total
+    return sums / scale
+
+
+def overstatement(u, var, n_groups: int = 5) -> tuple[float, np.ndarray]:
+    """How much an estimate ``u`` over-states the true noise variance ``var``: the geometric mean of ``u / var``
+    over all points and within ``n_groups`` groups sorted by ``var`` (ascending). 1 = calibrated in level."""
+    u, var = checks.array("u", u, ndim=1), checks.array("var", var, ndim=1)
+    if u.shape != var.shape or len(u) < n_groups or not (u > 0).all() or not (var > 0).all():
+        raise ValueError(f"u and var must be positive 1-D arrays of equal length >= n_groups; got {u.shape}, "
+                         f"{var.shape}")
+    r = np.log(np.asarray(u, dtype=np.float64) / np.asarray(var, dtype=np.float64))
+    return float(np.exp(r.mean())), np.exp(group_means(r, var, n_groups))
 
 
 def group_means(values, u, n_groups: int = 5) -> np.ndarray:

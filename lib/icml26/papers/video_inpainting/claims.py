@@ -1,19 +1,30 @@
-"""Claims C1-C7 (docs/papers/video_inpainting.md §5; the paper's abstract gives no numbers, thresholds are ours)."""
+"""Claims of trajectory-stabilised inference (docs/papers/video_inpainting.md §5).
+
+The paper's text beyond its abstract was not available: every claim's DIRECTION is the abstract's (improved temporal
+coherence and structural fidelity over the comparison class, a lightweight inference-time layer, selective
+correction), every threshold is ours (first plan, or "lower" = ratio below 1). Tuning (the trigger threshold tau,
+``experiment.calibrate_tau``) used development seeds 100-102 only; the whys quote those development measurements.
+"""
 
 from __future__ import annotations
 
-from icml26.claims import Claim
+from icml26.claims import Claim, Premise
 
-SRC = "abstract (our reconstruction: docs/papers/video_inpainting.md §3, §5)"
+SRC = "abstract (method reconstructed: docs/papers/video_inpainting.md §3, §5)"
+SRC_CMP = ("abstract: improved coherence and structural fidelity over prior inpainting "
+           "(docs/papers/video_inpainting.md §4)")
+
+
+def _m(r, method, key):
+    return r["methods"][method][key]
 
 
 def c1_flicker(r):
-    m = r["methods"]
-    return m["plain"]["e_warp"] / max(5 * m["gt"]["e_warp"], 0.5 * r["texture_variance"])
+    return _m(r, "plain", "e_warp") / max(5 * _m(r, "gt", "e_warp"), 0.5 * r["texture_variance"])
 
 
-def reduction(r, key="e_warp", method="tsi"):
-    return 1 - r["methods"][method][key] / r["methods"]["plain"][key]
+def reduction(r, key="e_warp", method="tsi", base="plain"):
+    return 1 - _m(r, method, key) / _m(r, base, key)
 
 
 def c2_reduction(r):
@@ -21,23 +32,23 @@ def c2_reduction(r):
 
 
 def c3_tsi_hf(r):
-    return r["methods"]["tsi"]["hf"] / r["methods"]["plain"]["hf"]
+    return _m(r, "tsi", "hf") / _m(r, "plain", "hf")
+
+
+def c3_uniform_hf(r):
+    return r["uniform_matched"]["hf"] / _m(r, "plain", "hf")
 
 
 def c3_gap(r):
     return c3_tsi_hf(r) - c3_uniform_hf(r)
 
 
-def c3_uniform_hf(r):
-    return r["uniform_matched"]["hf"] / r["methods"]["plain"]["hf"]
-
-
 def c4_recoverable(r):
-    return r["methods"]["tsi"]["psnr_recoverable"] - r["methods"]["plain"]["psnr_recoverable"]
+    return _m(r, "tsi", "psnr_recoverable") - _m(r, "plain", "psnr_recoverable")
 
 
 def c4_never(r):
-    return r["methods"]["tsi"]["psnr_never"] - r["methods"]["plain"]["psnr_never"]
+    return _m(r, "tsi", "psnr_never") - _m(r, "plain", "psnr_never")
 
 
 def c5_fraction(r):
@@ -56,39 +67,131 @@ def c7_long(r):
     return reduction(r, key="e_warp_long")
 
 
-STANDARD_MISS = ("at standard (3 channels, 32x32, seed 0) the threshold tau=0.2 tuned at quick lets TSI fire on only "
-                 "2.5% of (frame, step) pairs, so it barely acts; measured {}")
+def c8_wn_ewarp(r):
+    return _m(r, "tsi", "e_warp") / _m(r, "warped_noise", "e_warp")
+
+
+def c8_wn_hf(r):
+    return _m(r, "tsi", "hf") / _m(r, "warped_noise", "hf")
+
+
+def c9_fp_psnr(r):
+    return _m(r, "tsi", "psnr_recoverable") - _m(r, "flow_propagation", "psnr_recoverable")
+
+
+def c9_fp_ewarp(r):
+    return _m(r, "tsi", "e_warp") / _m(r, "flow_propagation", "e_warp")
+
+
+def c10_plug_in(r):
+    return _m(r, "tsi_warped_noise", "e_warp") / _m(r, "warped_noise", "e_warp")
+
+
+FLICKER = Premise("plain_flickers", "plain sampling flickers in the holes: hole E_warp >= max(5 x GT, 0.5 x variance)",
+                  c1_flicker, ">=", 1.0)
+EXACT_DB = 60.0
+"""A PSNR above this on recoverable pixels means propagation copied them exactly (float rounding, not estimation)."""
+FLOWS_ESTIMATED = Premise("flows_estimated", "flow propagation is not exact: its recoverable-pixel PSNR is below "
+                          f"{EXACT_DB:.0f} dB, as it is with estimated flows (our toy gives the exact flows)",
+                          lambda r: _m(r, "flow_propagation", "psnr_recoverable"), "<", EXACT_DB)
+BOTH = ("quick", "standard", "full")
+
+
+def _at(value, scales=BOTH):
+    return dict.fromkeys(scales, value)
+
+
+CAL = ("the trigger is calibrated for the largest E_warp cut that keeps the never-visible HF ratio >= 0.9 and corrects "
+       "<= 50% of pairs (experiment.calibrate_trigger); ")
+FRONTIER = ("a contraction toward warped neighbours averages independent posterior samples, which removes detail in "
+            "proportion to the consistency gained whichever frames are chosen: ")
+WHY = {
+    "C2": {"quick": CAL + "on dev seeds 100-102 it cuts 0.325-0.385 (needs 0.4); the calibration grid shows the "
+                          "trade: tau factor 0 would cut 0.423 but keeps HF 0.881, below the floor",
+           "standard": CAL + "its mean cut on dev seeds 100-102 is 0.344, 0.044 above the threshold (seed 100: 0.343), "
+                             "so a seed can fall below; factor 0 would cut 0.427 at HF 0.890, below the floor"},
+    "C3_gap": FRONTIER + "TSI lies on the uniform frontier, not above it: gap 0.017-0.020 on dev seeds 100-102 at "
+                         "quick (HF ratio TSI 0.909-0.914 vs uniform 0.889-0.897 at the same E_warp), 0.004 at "
+                         "standard seed 100 (0.918 vs 0.914); always-on sits on it too (quick: cut 0.62-0.67 at HF "
+                         "0.74-0.75)",
+    "C3_blur": "matching TSI's E_warp takes only uniform lam 0.11-0.12, which keeps HF 0.889-0.897 of plain at quick "
+               "(0.914 at standard, seed 100, dev seeds); the uniform constraint drops below 0.8 only from lam ~0.3 "
+               "(quick, seed 100: lam 0.2 0.83, lam 0.4 0.72), a consistency the calibrated TSI does not reach",
+    "C4": "the recoverable-pixel gain grows with the correction: TSI gains 0.88-0.95 dB on dev seeds 100-102 at quick "
+          "(0.93 dB at standard, seed 100) for an E_warp cut of 0.33-0.39, always-on gains 1.8-2.3 dB for a cut of "
+          "0.62-0.67; the calibration's detail floor (HF >= 0.9) caps the cut",
+    "C5": "TSI cuts 0.33-0.39 vs always-on 0.62-0.67 on dev seeds 100-102 at quick (share 0.52-0.57), 0.343 vs 0.668 "
+          "at standard seed 100 (0.51); even tau = 0 reaches only 0.423 / 0.647 = 0.65 of always-on (dev means, "
+          "quick): a triggered frame's R is reset to 0 and its step is lam_max x min(1, R / 2 rho), so it never "
+          "corrects as often or as hard as always-on, which keeps HF 0.74-0.78 instead of >= 0.9",
+    "C7": "the long-range cut follows the short-range one, which the detail floor caps: dev seeds 100-102 at quick "
+          "0.235-0.246 at k = 4 for 0.325-0.385 at k = 1; standard seed 100 0.232 for 0.343",
+    "C8_ew": "warped noise wins: E_warp ratio TSI / warped noise 1.66-3.22 on dev seeds 100-102 at quick, 2.34 at "
+             "standard seed 100 (warped noise 0.23-0.49 vs TSI 0.71-0.81); with deterministic DDIM (eta = 0) and a "
+             "per-frame denoiser, frames started from motion-transported noise follow motion-transported trajectories "
+             "except near the known pixels, and our integer flows on a torus transport noise exactly (its best case); "
+             "TSI on top of warped noise still helps (C10)",
+    "C8_hf": "warped noise is plain sampling from a shared start, so it keeps plain's detail (HF ratio vs plain "
+             "0.90-0.99 at quick, 0.97 at standard); TSI's contraction costs some: ratio TSI / warped noise "
+             "0.919-1.018 on dev seeds 100-102 at quick, 0.944 at standard seed 100",
+    "C9_psnr": "flow propagation copies the texture along exact integer flows: 148-150 dB on recoverable pixels (float "
+               "rounding; 212 dB at standard) vs TSI's 11-12 dB on dev seeds 100-102; with exact flows and a static "
+               "texture no sampler can match copying: this toy cannot test the claim (it needs estimated flows)",
+    "C9_ew": "flow propagation's recoverable pixels are exact, so only its never-visible pixels (filled by plain) "
+             "flicker: its E_warp 0.22-0.29 vs TSI 0.71-0.81 on dev seeds 100-102 at quick, 0.175 vs 0.786 at "
+             "standard seed 100 (exact flows: the same limit as C9 fidelity)",
+}
+
+
+def _why(key, scales=("quick", "standard")):
+    text = WHY[key]
+    return {sc: text[sc] if isinstance(text, dict) else text for sc in scales}
+
 
 CLAIMS = [
-    Claim("C1_plain_flickers", "plain per-frame sampling flickers in holes: hole E_warp >= max(5 x GT, 0.5 x variance)",
-          c1_flicker, ">=", {"quick": 1.0, "standard": 1.0, "full": 1.0},
-    kind="paper", paper_value="qualitative", source=SRC),
-    Claim("C2_tsi_stabilises", "TSI lowers hole E_warp relative to plain sampling (relative reduction)",
-          c2_reduction, ">=", {"standard": 0.3, "full": 0.3},
-          kind="paper", paper_value="improved coherence",
-          source=SRC, why={"standard": STANDARD_MISS.format("reduction 0.055 (needs 0.3)")}),
-    Claim("C3_pareto_gap", "at matched E_warp cut TSI keeps more detail than uniform: HF ratio gap TSI - uniform "
-          "(first plan: HF(TSI) >= 0.9 and HF(uniform) <= 0.8 of plain, so gap >= 0.1)", c3_gap, ">=", {"quick": 0.1},
-          kind="paper",
-          paper_value="consistency without detail loss", source=SRC,
-          why="gap 0.064-0.074 over seeds 0-2 at quick: HF(TSI)/HF(plain) 0.89-0.90 vs uniform 0.82-0.83; "
-                        "the reconstructed controller is roughly on the uniform frontier, not above it"),
-    Claim("C3_uniform_blurs", "a uniform always-on average at matched E_warp cut blurs: HF(uniform)/HF(plain)",
-          c3_uniform_hf, "<=", {"quick": 0.8}, kind="paper", paper_value="over-smoothed", source=SRC,
-          why="the weakest uniform setting that matches TSI (lam=0.2) keeps HF ratio ~ 0.83 (seed 0)"),
+    Claim("C1_plain_flickers", "our per-frame exact-score sampler flickers in holes (a fact of the testbed, the "
+          "premise of every stabilisation claim): hole E_warp >= max(5 x GT, 0.5 x variance)",
+          c1_flicker, ">=", _at(1.0), kind="check", paper_value="flicker motivates the paper", source=SRC),
+    Claim("C2_tsi_stabilises", "TSI lowers hole E_warp relative to plain sampling (relative reduction; first plan: "
+          ">= 40% with the analytic prior at quick, >= 30% at standard)",
+          c2_reduction, ">=", {"quick": 0.4, "standard": 0.3, "full": 0.3}, kind="paper", requires=FLICKER,
+          paper_value="improved temporal coherence", source=SRC, why=_why("C2")),
+    Claim("C3_pareto_gap", "at the same hole E_warp TSI keeps more never-visible detail than the uniform constraint: "
+          "HF ratio (vs plain) of TSI minus the uniform frontier's, read at TSI's E_warp (>= 0.1)",
+          c3_gap, ">=", _at(0.1), kind="paper", paper_value="coherence without losing detail", source=SRC,
+          why=_why("C3_gap")),
+    Claim("C3_uniform_blurs", "the uniform constraint at TSI's E_warp blurs: its HF ratio vs plain <= 0.8",
+          c3_uniform_hf, "<=", _at(0.8), kind="paper", paper_value="uniform constraints wash out detail", source=SRC,
+          why=_why("C3_blur")),
     Claim("C4_recoverable_psnr", "TSI raises PSNR on recoverable hole pixels by >= 1 dB", c4_recoverable, ">=",
-          {"quick": 1.0}, kind="paper", paper_value="improved fidelity", source=SRC),
+          _at(1.0), kind="paper", paper_value="improved structural fidelity", source=SRC, why=_why("C4")),
     Claim("C4_never_psnr", "TSI does not lower PSNR on never-visible pixels by more than 0.2 dB", c4_never, ">=",
-          {"quick": -0.2}, kind="paper", paper_value="no fidelity loss", source=SRC),
-    Claim("C5_fraction_corrected", "TSI corrects <= 50% of (frame, step) pairs", c5_fraction, "<=",
-          {"standard": 0.5, "full": 0.5}, kind="paper", paper_value="lightweight", source=SRC),
+          _at(-0.2), kind="paper", paper_value="no fidelity loss", source=SRC),
+    Claim("C5_fraction_corrected", "TSI corrects <= 50% of (non-anchor frame, step) pairs", c5_fraction, "<=",
+          _at(0.5), kind="paper", paper_value="corrects only when instability accumulates", source=SRC),
     Claim("C5_share_of_always_on", "TSI achieves >= 80% of the always-on anchored E_warp reduction", c5_share, ">=",
-          {"standard": 0.8, "full": 0.8}, kind="paper", paper_value="selective", source=SRC,
-          why={"standard": STANDARD_MISS.format("share 0.084 (needs 0.8)")}),
-    Claim("C6_risk_predicts", "mid-trajectory accumulated risk predicts final hole E_warp (Spearman)", c6_spearman,
-          ">=", {"standard": 0.5, "full": 0.5}, kind="paper", paper_value="trajectory view", source=SRC,
-          why={"standard": STANDARD_MISS.format("Spearman 0.090 (needs 0.5)")}),
-    Claim("C7_long_range", "the E_warp reduction holds at long range (k = 4)", c7_long, ">=",
-          {"standard": 0.25, "full": 0.25}, kind="paper", paper_value="long-horizon", source=SRC,
-          why={"standard": STANDARD_MISS.format("long-range reduction 0.039 (needs 0.25)")}),
+          _at(0.8), kind="paper", requires=FLICKER, paper_value="selective correction suffices", source=SRC,
+          why=_why("C5")),
+    Claim("C6_risk_predicts", "mid-trajectory accumulated risk (monitor-only plain run) predicts the final per-frame "
+          "hole E_warp: Spearman >= 0.5", c6_spearman, ">=", _at(0.5), kind="paper",
+          paper_value="inconsistency is trajectory instability", source=SRC),
+    Claim("C7_long_range", "the E_warp reduction holds at long range (k = 4): >= 25%", c7_long, ">=", _at(0.25),
+          kind="paper", requires=FLICKER, paper_value="long-horizon coherence", source=SRC, why=_why("C7")),
+    Claim("C8_vs_warped_noise_consistency", "TSI is more consistent than warped-noise initialisation: E_warp ratio "
+          "TSI / warped noise < 1", c8_wn_ewarp, "<", _at(1.0), kind="paper",
+          paper_value="better coherence than prior methods", source=SRC_CMP, why=_why("C8_ew")),
+    Claim("C8_vs_warped_noise_detail", "TSI keeps at least the never-visible detail of warped-noise initialisation: HF "
+          "ratio TSI / warped noise >= 1", c8_wn_hf, ">=", _at(1.0), kind="paper",
+          paper_value="better structural fidelity than prior methods", source=SRC_CMP, why=_why("C8_hf")),
+    Claim("C9_vs_flow_propagation_fidelity", "TSI is at least as faithful as flow propagation on recoverable pixels: "
+          "PSNR difference (dB) >= 0", c9_fp_psnr, ">=", _at(0.0), kind="paper",
+          paper_value="better structural fidelity than prior methods", source=SRC_CMP, requires=FLOWS_ESTIMATED,
+          why=_why("C9_psnr")),
+    Claim("C9_vs_flow_propagation_consistency", "TSI is more consistent than flow propagation: E_warp ratio TSI / "
+          "flow propagation < 1", c9_fp_ewarp, "<", _at(1.0), kind="paper",
+          paper_value="better coherence than prior methods", source=SRC_CMP, requires=FLOWS_ESTIMATED,
+          why=_why("C9_ew")),
+    Claim("C10_plugs_into_warped_noise", "the control layer also stabilises a warped-noise sampler: E_warp ratio "
+          "(TSI on warped noise) / warped noise < 1", c10_plug_in, "<", _at(1.0), kind="paper", requires=FLICKER,
+          paper_value="plug-in inference-time layer, no retraining", source=SRC),
 ]

@@ -20,19 +20,36 @@ from icml26.diffusion import WienerDenoiser, cosine_alpha_bar, ddim_sample
 from icml26.papers.video_inpainting import baselines, method
 from icml26.papers.video_inpainting.toyvideo import make_videos
 
-TSI = {"norm": "variance", "tau": 0.2}  # inferred normalisation; see method.TemporalController
+TSI = {"norm": "variance"}  # inferred normalisation (method.TemporalController); tau and rho are per scale, below
+CAL_FACTORS = (0.0, 0.25, 0.5, 0.75, 1.0)
+"""The calibration grid: tau = factor x the median in-window normalised deviation on the development seeds."""
+
+TRIGGER = {"quick": dict(tau=0.293, rho=1.173), "standard": dict(tau=0.052, rho=0.208)}
+"""The trigger (tau, rho) per scale, from ``calibrate_trigger`` on development seeds 100, 101, 102 (never 0-4)."""
 
 CONFIGS = {
     "quick": dict(n_videos=8, noise_seeds=2, frames=8, size=24, channels=1, hole=10, sub_hole=4, T=200, steps=30,
-                  controller=TSI,
-                  uniform_lams=[0.2, 0.4, 0.8], post_hoc_lam=0.5, long_k=4),
+                  controller=dict(TSI, **TRIGGER["quick"]),
+                  uniform_lams=[0.05, 0.1, 0.2, 0.4, 0.8], post_hoc_lam=0.5, long_k=4),
     "standard": dict(n_videos=16, noise_seeds=2, frames=12, size=32, channels=3, hole=12, sub_hole=5, T=500,
-                     steps=40, controller=TSI,
-                  uniform_lams=[0.2, 0.4, 0.6, 0.8, 1.0], post_hoc_lam=0.5, long_k=4),
+                     steps=40, controller=dict(TSI, **TRIGGER["standard"]),
+                  uniform_lams=[0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0], post_hoc_lam=0.5, long_k=4),
     "full": dict(n_videos=100, noise_seeds=2, frames=16, size=64, channels=3, hole=24, sub_hole=8, T=1000, steps=50,
-                 controller=TSI,
-                  uniform_lams=[0.1, 0.2, 0.3, 0.4, 0.6, 0.8, 1.0], post_hoc_lam=0.5, long_k=4),
+                 controller=dict(TSI, **TRIGGER["standard"]),
+                  uniform_lams=[0.05, 0.1, 0.2, 0.3, 0.4, 0.6, 0.8, 1.0], post_hoc_lam=0.5, long_k=4),
 }
+
+
+"""Scales. quick and standard use the trigger calibrated at their own size; full reuses standard's (it could not be
+calibrated without a GPU: rerun ``calibrate_trigger(CONFIGS["full"], "cuda", [100, 101, 102])`` first).
+
+full, estimated for one H200 from the measured standard cost: a recorded standard seed (32 clips x 12 frames x 3 x 32
+x 32, 40 steps, 12 sampler runs) took 78 s of one CPU core (233.6 s user for seeds 0-2). full holds 200 x 16 x 3 x 64
+x 64 = 33.3x the pixels, 50/40 = 1.25x the steps and 13/12 = 1.08x the runs (8 uniform lams): 78 s x 33.3 x 1.25 x
+1.08 = 3.5e3 core-seconds. The work is batched FFTs (Wiener denoiser) and grid_sample warps, which an H200 runs at
+least 50x faster than one core: about 70 s a seed, 3.5 min for seeds 0-2, within the 10-minute budget; memory: the
+all-pairs flows (200 x 16 x 16 x 2 x 64 x 64 floats = 1.7 GB) dominate.
+"""
 
 
 SETUP_KEYS = ("n_videos", "noise_seeds", "frames", "size", "channels", "hole", "sub_hole", "T")
@@ -105,6 +122,66 @@ def controller(d: dict, mode: str, **params):
                                      padding=d["padding"], **params)
 
 
+def _window_deviation(ctrl) -> torch.Tensor:
+    """The normalised deviations D~ a controller logged at the steps inside its active window (flattened)."""
+    n, p = len(ctrl.deviation), ctrl.p
+    return torch.stack([D for i, D in enumerate(ctrl.deviation) if p["t_lo"] <= 1 - i / n <= p["t_hi"]]).flatten()
+
+
+def _fraction(ctrl) -> float:
+    """Share of (non-anchor frame, step) pairs the controller corrected."""
+    return float(ctrl.trigger_raster()[:, :, ~ctrl.is_anchor.cpu()].float().mean())
+
+
+def calibrate_trigger(config: dict, device, seeds, factors=CAL_FACTORS, budget: float = 0.5,
+                      min_hf: float = 0.9) -> dict:
+    """Choose the trigger (tau, rho) for one scale on DEVELOPMENT seeds (>= 100; refuses evaluation seeds).
+
+    The deviation D~ has a different typical size at each scale (about 1.2 at quick, 0.2 at standard: the larger,
+    smoother RGB clips make per-frame fills more alike), so both thresholds are in units of its median ``med``
+    (monitor-only plain runs, steps inside the window, all seeds; the "calibration curve" of docs §3 B):
+    rho = med (a frame fires once it has accumulated one typical deviation of excess) and tau = factor x med.
+    The rule for the factor: the largest mean hole E_warp reduction among the factors that correct at most
+    ``budget`` of the (frame, step) pairs and keep the never-visible HF ratio (TSI / plain) >= ``min_hf``
+    (detail kept); the largest factor if none qualifies. Returns ``tau``, ``rho``, ``factor``, ``median`` and one
+    row per factor (means over seeds).
+    """
+    _check_config(config, RUN_KEYS)
+    device = checks.device("device", device)
+    if isinstance(seeds, (str, bytes)) or not isinstance(seeds, (list, tuple)) or not seeds:
+        raise ValueError(f"seeds must be a non-empty list of development seeds (>= 100); got {seeds!r}")
+    for sd in seeds:
+        if checks.seed("seeds", sd) < 100:
+            raise ValueError(f"seeds must be development seeds (>= 100), never evaluation seeds; got {sd}")
+    if isinstance(factors, (str, bytes)) or not isinstance(factors, (list, tuple)) or not factors:
+        raise ValueError(f"factors must be a non-empty list of non-negative numbers; got {factors!r}")
+    for fac in factors:
+        checks.nonnegative_number("factors", fac)
+    checks.probability("budget", budget)
+    checks.nonnegative_number("min_hf", min_hf)
+    cp = {k: v for k, v in config.get("controller", {}).items() if k not in ("tau", "rho")}
+    steps, k = config["steps"], config["long_k"]
+    data, devs = [], []
+    for sd in progress.steps(seeds, desc="calibrate: monitor runs"):
+        d = setup(config, device, sd)
+        mon = controller(d, "monitor", **cp)
+        data.append((d, metrics(d, sample(d, steps, mon), k)))
+        devs.append(_window_deviation(mon))
+    med = float(torch.cat(devs).median())
+    rows = []
+    for fac in progress.steps(factors, desc="calibrate: tau grid"):
+        per = []
+        for d, plain in data:
+            c = controller(d, "tsi", tau=fac * med, rho=med, **cp)
+            m = metrics(d, sample(d, steps, c), k)
+            per.append((1 - m["e_warp"] / plain["e_warp"], m["hf"] / plain["hf"], _fraction(c)))
+        red, hf, frac = (float(np.mean(v)) for v in zip(*per))
+        rows.append(dict(factor=float(fac), tau=fac * med, reduction=red, hf_ratio=hf, fraction=frac))
+    ok = [r for r in rows if r["fraction"] <= budget and r["hf_ratio"] >= min_hf]
+    best = max(ok, key=lambda r: r["reduction"]) if ok else max(rows, key=lambda r: r["factor"])
+    return {"tau": best["tau"], "rho": med, "factor": best["factor"], "median": med, "rows": rows}
+
+
 def metrics(d: dict, y: torch.Tensor, long_k: int) -> dict:
     """Hole E_warp (k = 1 and ``long_k``), PSNR on recoverable / never-visible pixels, and the HF ratio."""
     _check_data(d, ("video", "mask", "flows", "valid", "padding", "recoverable", "never"))
@@ -122,6 +199,22 @@ def metrics(d: dict, y: torch.Tensor, long_k: int) -> dict:
     }
 
 
+def uniform_frontier_at(plain: dict, sweep: list, e_warp: float) -> dict:
+    """The uniform constraint's (E_warp, HF) frontier read at ``e_warp`` (C3's matched point).
+
+    The frontier is the piecewise-linear curve through plain sampling (lam = 0) and the swept lams, ordered by
+    E_warp; ``e_warp`` outside its range is clamped to the nearest end (``clamped`` says so). Returns the
+    interpolated ``lam``, ``hf`` and ``e_warp``.
+    """
+    checks.config("plain", plain, required=("e_warp", "hf"))
+    checks.mapping_items("sweep", sweep, keys=("lam", "e_warp", "hf"))
+    e_warp = checks.finite_number("e_warp", e_warp)
+    pts = sorted([(plain["e_warp"], plain["hf"], 0.0)] + [(s["e_warp"], s["hf"], s["lam"]) for s in sweep])
+    xs, hfs, lams = (np.array(v, dtype=float) for v in zip(*pts))
+    return {"lam": float(np.interp(e_warp, xs, lams)), "hf": float(np.interp(e_warp, xs, hfs)),
+            "e_warp": e_warp, "clamped": bool(e_warp < xs[0] or e_warp > xs[-1])}
+
+
 def run(config: dict, device, seed: int) -> dict:
     """Run every method at equal NFE and return plain-python metrics (see claims.py)."""
     t0 = time.perf_counter()
@@ -129,7 +222,7 @@ def run(config: dict, device, seed: int) -> dict:
     device = checks.device("device", device)
     checks.seed("seed", seed)
     bar = progress.StageBar(["setup", "sample plain", "sample TSI", "always-on and uniform sweep",
-                             "post-hoc and baselines", "C6 risk"], desc="video_inpainting")
+                             "post-hoc, warped noise, flow propagation", "C6 risk"], desc="video_inpainting")
     bar.next("setup")
     d = setup(config, device, seed)
     steps, k, cp = config["steps"], config["long_k"], dict(config.get("controller", {}))
@@ -143,10 +236,8 @@ def run(config: dict, device, seed: int) -> dict:
     tsi_c = controller(d, "tsi", **cp)
     tsi = sample(d, steps, tsi_c)
     out["methods"]["tsi"] = metrics(d, tsi, k)
-    raster = tsi_c.trigger_raster()
-    non_anchor = ~tsi_c.is_anchor.cpu()
-    out["fraction_corrected"] = float(raster[:, :, non_anchor].float().mean())
-    out["trigger_raster_video0"] = raster[:, 0].int().tolist()
+    out["fraction_corrected"] = _fraction(tsi_c)
+    out["trigger_raster_video0"] = tsi_c.trigger_raster()[:, 0].int().tolist()
     bar.next("always-on and uniform sweep")
     ao_c = controller(d, "always_on", **cp)
     out["methods"]["always_on"] = metrics(d, sample(d, steps, ao_c), k)
@@ -155,18 +246,17 @@ def run(config: dict, device, seed: int) -> dict:
         uc = controller(d, "uniform", lam=lam, **{k2: v for k2, v in cp.items() if k2 != "lam"})
         sweep.append(dict(lam=lam, **metrics(d, sample(d, steps, uc), k)))
     out["uniform_sweep"] = sweep
-    bar.next("post-hoc and baselines")
+    bar.next("post-hoc, warped noise, flow propagation")
     ph = baselines.post_hoc_smoothing(plain, d["mask"], d["flows"], d["valid"], lam=config["post_hoc_lam"],
                                       padding=d["padding"])
     out["methods"]["post_hoc"] = metrics(d, ph, k)
     out["methods"]["warped_noise"] = metrics(d, sample(d, steps, None, z_T=d["z_T_warped"]), k)
+    out["methods"]["tsi_warped_noise"] = metrics(d, sample(d, steps, controller(d, "tsi", **cp), z_T=d["z_T_warped"]),
+                                                 k)
     fp = baselines.flow_propagation(d["known"], d["mask"], d["flows"], d["valid"], plain, padding=d["padding"])
     out["methods"]["flow_propagation"] = metrics(d, fp, k)
-    # matched-reduction uniform point for C3: the weakest lam that reaches TSI's E_warp
     bar.next("C6 risk")
-    target = out["methods"]["tsi"]["e_warp"]
-    reach = [s for s in sweep if s["e_warp"] <= target]
-    out["uniform_matched"] = min(reach, key=lambda s: s["lam"]) if reach else min(sweep, key=lambda s: s["e_warp"])
+    out["uniform_matched"] = uniform_frontier_at(out["methods"]["plain"], sweep, out["methods"]["tsi"]["e_warp"])
     # C6: accumulated risk at mid-trajectory (monitor-only plain run) vs final per-frame hole E_warp
     mid = len(mon.risk) // 2
     R = mon.risk[mid][:, :-1].flatten().numpy()

@@ -6,7 +6,8 @@ Per sampling step (steps A-F of that section):
   A  clean estimates x0^f(t) of every frame (from the base sampler), composited with the known pixels;
   B  motion-aligned deviation D^f = sum_g ||Omega (x0^f - W_{f<-g} x0^g)||^2 / (sum ||Omega||_1 + e) over
      g = f +- 1, Omega = m^f V^{f,g}, normalised by the median over frames: D~ = D / (median_f D + e);
-  C  leaky risk R^f <- beta R^f + max(0, D~^f - tau); trigger iff R^f > rho inside the step window;
+  C  leaky risk R^f <- beta R^f + max(0, D~^f - tau), accumulated inside the step window only (R = 0 before
+     it); trigger iff R^f > rho inside that window; tau is calibrated per scale (experiment.calibrate_tau);
   D  sparse anchors (every S-th frame and the last), sampled without correction, EMA references a~;
   E  reference r^f = sum_h w_h V W_{f<-h} z^h / (sum_h w_h V + e) over neighbours and the two nearest
      anchors, w_h = exp(-|f-h|/l) (x kappa_A for anchors);
@@ -146,15 +147,13 @@ class TemporalController:
         self.ema = None
         self.trigger, self.risk, self.deviation, self.lams = [], [], [], []
 
-    def _warp_sources(self, z):  # z (B, F, C, H, W) per-source content -> (B, F, 4, C, H, W) warped into f
-        B, Fn = z.shape[:2]
-        zs = z[:, self.src]                                     # (B, F, 4, C, H, W)
-        return warp_video(zs, self.flows_src, padding=self.padding)
+    def _warp_sources(self, z, slots=slice(None)):  # z (B, F, C, H, W) -> (B, F, n_slots, C, H, W) warped into f
+        return warp_video(z[:, self.src[:, slots]], self.flows_src[:, :, slots], padding=self.padding)
 
     def deviation_stat(self, x0c):
         """Normalised motion-aligned deviation D~ (B, F) over the neighbour slots (docs §3 B)."""
         e = self.p["eps"]
-        warped = self._warp_sources(x0c)[:, :, :2]
+        warped = self._warp_sources(x0c, slice(0, 2))          # the neighbour slots f-1, f+1 only
         omega = self.mask.unsqueeze(2) * self.valid_src[:, :, :2]
         num = (omega * (x0c.unsqueeze(2) - warped) ** 2).sum(dim=(2, 3, 4, 5))
         den = omega.expand_as(warped).sum(dim=(2, 3, 4, 5))
@@ -182,7 +181,9 @@ class TemporalController:
         else:
             self.ema = p["gamma"] * self.ema + (1 - p["gamma"]) * x0c
         Dn = self.deviation_stat(x0c)
-        self.R = p["beta"] * self.R + (Dn - p["tau"]).clamp(min=0)
+        if active:  # risk accumulates only inside the window: before it x0 is too noisy to mean anything (its
+            # hole variance is ~0 at the first step, so D~ would be ~1e5 and its decay would dominate R for 30 steps)
+            self.R = p["beta"] * self.R + (Dn - p["tau"]).clamp(min=0)
         self.deviation.append(Dn.detach().cpu())
         self.risk.append(self.R.detach().cpu())
         B, Fn = self.R.shape

@@ -63,9 +63,12 @@ def make_videos(n_videos: int, frames: int = 8, size: int = 24, channels: int = 
     bidx = torch.arange(B).view(B, 1, 1, 1)
     video = tex.permute(0, 2, 3, 1)[bidx, idx_y, idx_x].permute(0, 1, 4, 2, 3).contiguous()  # (B,F,C,H,W)
     # texture coordinates seen in any frame -> recoverable vs never-visible
-    seen = torch.zeros(B, H, H, dtype=torch.bool)
-    seen[bidx.expand(B, Fn, H, H), idx_y.expand(B, Fn, H, H), idx_x.expand(B, Fn, H, H)] |= ~mask
-    seen_f = seen[bidx, idx_y, idx_x]
+    # (index_put_ with accumulate: the same texture pixel is indexed once per frame, and a plain ``seen[idx] |= v``
+    # keeps only one of the repeated writes instead of OR-ing them)
+    seen = torch.zeros(B, H, H, dtype=torch.long)
+    seen.index_put_((bidx.expand(B, Fn, H, H), idx_y.expand(B, Fn, H, H), idx_x.expand(B, Fn, H, H)),
+                    (~mask).long(), accumulate=True)
+    seen_f = seen[bidx, idx_y, idx_x] > 0
     recoverable = mask & seen_f
     never = mask & ~seen_f
     # exact flows u^{f->f+1} = v, composed to all pairs (exact on the torus for integer motion)
