@@ -46,7 +46,7 @@ SOFTMAX_CFG = {"d_model": 8, "n_layers": 1, "n_heads": 2, "pretrain_steps": 1, "
 
 def _run_cfg():
     return dict(experiment.CONFIGS["quick"], d=D, n_pt=5, n_ft=5, dataset_size=8, pretrain_steps=1, pretrain_batch=4,
-                ft_steps=1, ft_batch=4, inits=["theory"], methods=["zs_v"], eval_batch=8, shots=[0, 5], angles=[0],
+                ft_steps=1, ft_batch=4, inits=["theory"], methods=["zs_v"], eval_batch=8, shots=[0, 5], angles=[0, 90],
                 angle_batch=4)
 
 
@@ -164,6 +164,11 @@ PROBES = [
           skip={"seed": "seed 0 is valid; a negative seed is probed by extra"},
           extra=[("seed", -1, "negative seed"), ("config", {**_run_cfg(), "lr": -1.0}, "negative lr"),
                  ("config", {**_run_cfg(), "inits": ["random"]}, "unknown init")]),
+    Probe(experiment.plateau, valid=lambda: {"losses": [1.0] * 20},
+          extra=[("losses", [1.0] * 5, "fewer than 20 steps"), ("losses", [math.nan] * 20, "NaN losses")]),
+    Probe(experiment.crossover_angle, valid=lambda: {"angles": [0, 90], "better": [1.0, 3.0], "worse": [2.0, 2.0]},
+          extra=[("better", [1.0], "a shorter list"), ("angles", [0], "one angle"),
+                 ("worse", [math.nan, 2.0], "NaN error")]),
     Probe(experiment.err, valid=lambda: {"results": _results(), "source": "learned", "method": "zs_v",
                                          "task": "target", "n": 5, "init": "theory"},
           extra=[("source", "lab", "unknown source"), ("method", "zs_all", "a method not run"),
@@ -209,4 +214,5 @@ EXEMPT = {
     "icml26.papers.icl_finetuning.explore.plot_curves": "draws a results dict made by experiment.run",
     "icml26.papers.icl_finetuning.explore.plot_angle_sweep": "draws a results dict made by experiment.run",
     "icml26.papers.icl_finetuning.explore.plot_losses": "draws a results dict made by experiment.run",
+    "icml26.papers.icl_finetuning.explore.method_table": "formats a results dict made by experiment.run",
 }

@@ -6,7 +6,8 @@ same pretrained model, on the same data, with the same optimiser, learning rate,
 * ``zs_all``: standard full fine-tuning on the zero-shot loss (the baseline that destroys ICL);
 * ``zs_q`` / ``zs_k`` / ``zs_kq``: only the query and/or key side, on the split ``W_q, W_k`` model (the
   analogue of LoRA on q/k projections);
-* ``zsfs_all``: full fine-tuning with the annealed auxiliary few-shot loss;
+* ``zsfs_all``: full fine-tuning with the annealed auxiliary few-shot loss; ``zsfs_q`` / ``zsfs_k`` / ``zsfs_kq``:
+  the query/key variants with that loss (the paper's ZS+FS rows for every subset);
 * ``zs_v`` and ``zsfs_v``: the paper's value-only fine-tuning, without and with the auxiliary loss
   (listed here too so that one table drives every run).
 
@@ -33,10 +34,14 @@ METHODS: dict[str, tuple[str, str]] = {
     "zs_q": ("q", "zs"),
     "zs_k": ("k", "zs"),
     "zs_kq": ("kq", "zs"),
+    "zsfs_q": ("q", "zs+fs"),
+    "zsfs_k": ("k", "zs+fs"),
+    "zsfs_kq": ("kq", "zs+fs"),
 }
-SPLIT_METHODS = ("zs_q", "zs_k", "zs_kq")
+SPLIT_METHODS = ("zs_q", "zs_k", "zs_kq", "zsfs_q", "zsfs_k", "zsfs_kq")
 LABELS = {"pretrained": "pretrained", "zs_all": "ZS (all)", "zs_v": "ZS (V) [paper]", "zsfs_all": "ZS+FS (all)",
-          "zsfs_v": "ZS+FS (V) [paper]", "zs_q": "ZS (Q)", "zs_k": "ZS (K)", "zs_kq": "ZS (KQ)"}
+          "zsfs_v": "ZS+FS (V) [paper]", "zs_q": "ZS (Q)", "zs_k": "ZS (K)", "zs_kq": "ZS (KQ)",
+          "zsfs_q": "ZS+FS (Q)", "zsfs_k": "ZS+FS (K)", "zsfs_kq": "ZS+FS (KQ)"}
 
 
 def clone(model: LinearAttentionICL) -> LinearAttentionICL:

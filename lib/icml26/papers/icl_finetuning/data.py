@@ -20,22 +20,11 @@ import torch
 from icml26 import checks
 
 
-def _check_int(name: str, value, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise ValueError(f"{name} must be an integer >= {low}; got {value!r}")
-    return int(value)
-
-
 def _check_pos(name: str, value, allow_zero: bool = False) -> float:
     ok = isinstance(value, (int, float)) and math.isfinite(value) and (value >= 0 if allow_zero else value > 0)
     if not ok:
         raise ValueError(f"{name} must be a finite number {'>= 0' if allow_zero else '> 0'}; got {value!r}")
     return float(value)
-
-
-def _check_generator(generator) -> None:
-    if generator is not None and not isinstance(generator, torch.Generator):
-        raise TypeError(f"generator must be a torch.Generator or None; got {type(generator).__name__}")
 
 
 def _check_pool(pool, d: int) -> None:
@@ -49,8 +38,8 @@ def _check_pool(pool, d: int) -> None:
 def sample_tasks(n: int, d: int, generator: torch.Generator | None = None, device="cpu",
                  dtype=torch.float32) -> torch.Tensor:
     """``n`` task vectors drawn uniformly on the unit sphere of R^d, shape ``(n, d)``."""
-    n, d = _check_int("n", n, 1), _check_int("d", d, 1)
-    _check_generator(generator)
+    n, d = checks.int_at_least("n", n, 1), checks.int_at_least("d", d, 1)
+    checks.generator("generator", generator)
     checks.device("device", device)
     theta = torch.randn(n, d, generator=generator, device=device, dtype=dtype)
     return theta / theta.norm(dim=-1, keepdim=True).clamp_min(1e-12)
@@ -68,7 +57,7 @@ def rotate_task(theta0: torch.Tensor, angle: float, generator: torch.Generator |
     checks.tensor("theta0", theta0)
     if not float(theta0.norm()) > 0:
         raise ValueError("theta0 must be a non-zero vector")
-    _check_generator(generator)
+    checks.generator("generator", generator)
     u = theta0 / theta0.norm()
     r = torch.randn(u.shape, generator=generator, device=u.device, dtype=u.dtype)
     r = r - (r @ u) * u
@@ -79,10 +68,10 @@ def rotate_task(theta0: torch.Tensor, angle: float, generator: torch.Generator |
 def sample_covariates(batch: int, length: int, d: int, *, x_std: float = 1.0, pool: torch.Tensor | None = None,
                       generator: torch.Generator | None = None, device="cpu", dtype=torch.float32) -> torch.Tensor:
     """Covariates ``(batch, length, d)``: Gaussian ``N(0, x_std^2 I)``, or rows drawn from ``pool`` ``(M, d)``."""
-    batch, length, d = _check_int("batch", batch, 1), _check_int("length", length, 1), _check_int("d", d, 1)
+    batch, length, d = (checks.int_at_least(n, v, 1) for n, v in (("batch", batch), ("length", length), ("d", d)))
     x_std = _check_pos("x_std", x_std)
     _check_pool(pool, d)
-    _check_generator(generator)
+    checks.generator("generator", generator)
     checks.device("device", device)
     return _sample_covariates(batch, length, d, x_std, pool, generator, device, dtype)
 
@@ -127,13 +116,13 @@ def sample_prompts(theta: torch.Tensor, n_shots: int, batch: int, *, sigma2: flo
     if not isinstance(theta, torch.Tensor) or theta.dim() not in (1, 2):
         raise ValueError(f"theta must be a (d,) or (batch, d) tensor; got {getattr(theta, 'shape', theta)!r}")
     checks.tensor("theta", theta)
-    n_shots, batch = _check_int("n_shots", n_shots, 0), _check_int("batch", batch, 1)
+    n_shots, batch = checks.int_at_least("n_shots", n_shots, 0), checks.int_at_least("batch", batch, 1)
     sigma2 = _check_pos("sigma2", sigma2, allow_zero=True)
     x_std = _check_pos("x_std", x_std)
     if theta.dim() == 2 and theta.shape[0] != batch:
         raise ValueError(f"theta of shape (batch, d) must have batch={batch} rows; got {theta.shape[0]}")
     _check_pool(pool, theta.shape[-1])
-    _check_generator(generator)
+    checks.generator("generator", generator)
     return _sample_prompts(theta, n_shots, batch, sigma2, x_std, pool, generator)
 
 
@@ -154,7 +143,7 @@ def truncate_shots(z: torch.Tensor, n_shots: int) -> torch.Tensor:
     if not isinstance(z, torch.Tensor) or z.dim() != 3:
         raise ValueError(f"z must be (B, N, d+2); got {getattr(z, 'shape', type(z).__name__)}")
     checks.tensor("z", z, finite=False)  # a selection of tokens: values pass through, and a scan would cost more
-    n_shots = _check_int("n_shots", n_shots, 0)
+    n_shots = checks.int_at_least("n_shots", n_shots, 0)
     if n_shots > z.shape[1] - 1:
         raise ValueError(f"n_shots must be <= {z.shape[1] - 1} demonstrations in z; got {n_shots}")
     return _truncate_shots(z, n_shots)
@@ -176,7 +165,7 @@ class PairDataset:
         if not isinstance(theta0, torch.Tensor) or theta0.dim() != 1:
             raise ValueError(f"theta0 must be a (d,) tensor; got {getattr(theta0, 'shape', theta0)!r}")
         checks.tensor("theta0", theta0)
-        size = _check_int("size", size, 1)
+        size = checks.int_at_least("size", size, 1)
         z, yq = sample_prompts(theta0, 0, size, sigma2=sigma2, x_std=x_std, pool=pool, generator=generator)
         self.x = z[:, 0, 1:-1]
         self.y = yq
@@ -187,7 +176,7 @@ class PairDataset:
         return self.x.shape[0]
 
     def prompts(self, n_shots: int, batch: int, generator: torch.Generator | None = None):
-        n_shots, batch = _check_int("n_shots", n_shots, 0), _check_int("batch", batch, 1)
+        n_shots, batch = checks.int_at_least("n_shots", n_shots, 0), checks.int_at_least("batch", batch, 1)
         idx = torch.randint(len(self), (batch, n_shots + 1), generator=generator, device=self.x.device)
         z = self.tokens[idx]
         y = z[:, -1, -1].clone()

@@ -11,7 +11,7 @@ from icml26 import checks
 from icml26.viz import figure
 
 from .baselines import LABELS
-from .data import _check_int, _check_pos, rotate_task, sample_tasks
+from .data import _check_pos, rotate_task, sample_tasks
 from .method import EvalSet, gamma_pretrained, theory_params, w_star, zs_v_floor
 
 _FAMILIES = ("zs_all", "zs_v")
@@ -24,10 +24,10 @@ def _theta0(d: int, seed: int = 0) -> torch.Tensor:
 
 
 def _check_sizes(d, sigma2, n, batch, n_name: str) -> None:
-    _check_int("d", d, 1)
+    checks.int_at_least("d", d, 1)
     _check_pos("sigma2", sigma2, allow_zero=True)
-    _check_int(n_name, n, 0)
-    _check_int("batch", batch, 1)
+    checks.int_at_least(n_name, n, 0)
+    checks.int_at_least("batch", batch, 1)
 
 
 def plot_w_family(family: str = "zs_v", w: float = 0.77, d: int = 5, sigma2: float = 0.1, n_max: int = 20,
@@ -105,9 +105,9 @@ def plot_angle(method: str = "zs_all", angle: float = 180.0, d: int = 5, sigma2:
 
 def plot_theory_scalars(d: int = 5, sigma2: float = 0.1, n_pt: int = 20):
     """How the pretrained scale, the value-only zero-shot floor and w*(n) move with d, sigma2 and N_pt (docs §3.5)."""
-    _check_int("d", d, 1)
+    checks.int_at_least("d", d, 1)
     _check_pos("sigma2", sigma2, allow_zero=True)
-    _check_int("n_pt", n_pt, 1)
+    checks.int_at_least("n_pt", n_pt, 1)
     ns = np.arange(1, 101)
     fig, axes = figure(ncols=2, width=4.0, height=3.0)
     axes = axes.ravel()
@@ -124,7 +124,7 @@ def plot_theory_scalars(d: int = 5, sigma2: float = 0.1, n_pt: int = 20):
     return fig
 
 
-def plot_curves(results: dict, source: str = "learned", init: str = "theory", methods=None):
+def plot_curves(results: dict, source: str = "learned", init: str = "scratch", methods=None):
     """Error vs shots for each method on theta0, -theta0 and a random task, from :func:`.experiment.run`."""
     block = results["theory"] if source == "theory" else results[source][init] if source == "learned" \
         else results[source]
@@ -145,19 +145,23 @@ def plot_curves(results: dict, source: str = "learned", init: str = "theory", me
 
 
 def plot_angle_sweep(results: dict):
-    """20-shot error against the task angle for the closed-form models of a run."""
+    """20-shot error against the task angle: closed-form models (left) and learned ones (right, when run)."""
     a = results["angle"]
-    fig, ax = figure(width=4.6, height=3.2)
-    for m, ys in a["err"].items():
-        ax.plot(a["angles"], ys, marker="o", ms=3, label=LABELS.get(m, m), ls="--" if m == "pretrained" else "-")
-    ax.set_xlabel("angle to theta0 (degrees)")
-    ax.set_ylabel("20-shot test MSE")
-    ax.set_yscale("log")
-    ax.legend(fontsize=7)
+    panels = [("closed form", a["err"])] + ([("learned", a["learned"])] if a.get("learned") else [])
+    fig, axes = figure(ncols=len(panels), width=4.4, height=3.2)
+    axes = axes if len(panels) > 1 else np.array([[axes]])
+    for ax, (title, errs) in zip(axes[0], panels):
+        for m, ys in errs.items():
+            ax.plot(a["angles"], ys, marker="o", ms=3, label=LABELS.get(m, m), ls="--" if m == "pretrained" else "-")
+        ax.set_title(title, fontsize=9)
+        ax.set_xlabel("angle to theta0 (degrees)")
+        ax.set_yscale("log")
+    axes[0][0].set_ylabel("20-shot test MSE")
+    axes[0][0].legend(fontsize=7)
     return fig
 
 
-def plot_losses(results: dict, init: str = "theory"):
+def plot_losses(results: dict, init: str = "scratch"):
     """Training loss traces (ZS loss, plus the annealed FS term for ZS+FS) of every learned method."""
     fig, ax = figure(width=4.6, height=3.2)
     for m, v in results["learned"][init].items():
@@ -168,3 +172,23 @@ def plot_losses(results: dict, init: str = "theory"):
     ax.set_ylabel("training loss")
     ax.legend(fontsize=7)
     return fig
+
+
+def method_table(results: dict, init: str = "scratch"):
+    """An HTML table of every learned model of a run: zero-shot and 20-shot errors on theta0 and -theta0 (raw and
+    scale-calibrated, :meth:`.method.EvalSet.curve`), the effective w and the loss plateau of the last tenth."""
+    from IPython.display import HTML
+
+    checks.config("results", results, required=("learned", "shots", "config"))
+    if init not in results["learned"]:
+        raise ValueError(f"init must be one of {list(results['learned'])}; got {init!r}")
+    i, rows = results["shots"].index(results["config"]["n_ft"]), []
+    for m, v in results["learned"][init].items():
+        c, k = v["curves"], v["calibrated"]
+        plateau = "" if v.get("plateau") is None else f"{100 * v['plateau']:.2f}%"
+        cells = [LABELS.get(m, m), f"{c['target'][0]:.3f}", f"{c['target'][i]:.3f}", f"{c['opposite'][0]:.3f}",
+                 f"{c['opposite'][i]:.3g}", f"{k['opposite'][i]:.3f}", f"{v['w_eff']:.3f}", plateau]
+        rows.append("<tr>" + "".join(f"<td>{x}</td>" for x in cells) + "</tr>")
+    head = ["model", "θ0, 0-shot", "θ0, 20-shot", "−θ0, 0-shot", "−θ0, 20-shot", "−θ0, 20-shot calibrated",
+            "effective w", "loss change, last tenth"]
+    return HTML("<table><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>" + "".join(rows) + "</table>")

@@ -29,8 +29,6 @@ from icml26 import checks
 
 from .data import (
     PairDataset,
-    _check_generator,
-    _check_int,
     _check_pool,
     _check_pos,
     _sample_prompts,
@@ -54,11 +52,11 @@ class LinearAttentionICL(nn.Module):
     def __init__(self, d: int, parameterisation: str = "merged", init_std: float = 0.05,
                  generator: torch.Generator | None = None, device="cpu", dtype=torch.float32):
         super().__init__()
-        self.d = _check_int("d", d, 1)
+        self.d = checks.int_at_least("d", d, 1)
         if parameterisation not in PARAMETERISATIONS:
             raise ValueError(f"parameterisation must be one of {PARAMETERISATIONS}; got {parameterisation!r}")
         init_std = _check_pos("init_std", init_std, allow_zero=True)
-        _check_generator(generator)
+        checks.generator("generator", generator)
         checks.device("device", device)
         self.parameterisation = parameterisation
         size = self.d + 2
@@ -142,7 +140,7 @@ def set_trainable(model: LinearAttentionICL, subset: str) -> list[nn.Parameter]:
 
 def gamma_pretrained(d: int, m: int) -> float:
     """The pretrained x-block scale ``Gamma = m/(m+1+d)`` for ``Sigma = I`` (docs §3.5, the official theory code)."""
-    d, m = _check_int("d", d, 1), _check_int("m", m, 1)
+    d, m = checks.int_at_least("d", d, 1), checks.int_at_least("m", m, 1)
     return m / (m + 1 + d)
 
 
@@ -152,7 +150,7 @@ def gamma_exact(d: int, n: int, sigma2: float) -> float:
     Derived here (docs §3.5) from ``E[S S^T] = n(n+1) theta theta^T + n(1+sigma2) I`` with ``S = sum x_j y_j``;
     it differs from :func:`gamma_pretrained` by about 3% at d=5, n=20. Used only for comparison.
     """
-    d, n = _check_int("d", d, 1), _check_int("n", n, 1)
+    d, n = checks.int_at_least("d", d, 1), checks.int_at_least("n", n, 1)
     sigma2 = _check_pos("sigma2", sigma2, allow_zero=True)
     return (n + 1) / (n + 1 + d * (1 + sigma2))
 
@@ -165,7 +163,7 @@ def w_star(n: int | float, d: int, sigma2: float) -> float:
     """
     if not isinstance(n, (int, float)) or not n >= 0:
         raise ValueError(f"n must be a number >= 0; got {n!r}")
-    d = _check_int("d", d, 1)
+    d = checks.int_at_least("d", d, 1)
     sigma2 = _check_pos("sigma2", sigma2, allow_zero=True)
     if math.isinf(n):
         return (d + 3) / (d + 4)
@@ -174,7 +172,7 @@ def w_star(n: int | float, d: int, sigma2: float) -> float:
 
 def zs_v_floor(d: int, sigma2: float) -> float:
     """The lowest zero-shot error of value-only fine-tuning, ``sigma2 + 2/(d+4)`` (docs §3.5)."""
-    return _check_pos("sigma2", sigma2, allow_zero=True) + 2 / (_check_int("d", d, 1) + 4)
+    return _check_pos("sigma2", sigma2, allow_zero=True) + 2 / (checks.int_at_least("d", d, 1) + 4)
 
 
 def theory_params(kind: str, d: int, *, m: int = 20, theta0: torch.Tensor | None = None, w: float | None = None,
@@ -187,7 +185,7 @@ def theory_params(kind: str, d: int, *, m: int = 20, theta0: torch.Tensor | None
     * ``"zs_v"``: ``Q`` frozen at the pretrained ``gamma I``; last row of ``V`` is ``(0, theta0/((d+4) gamma),
       w/gamma)`` so that the *effective* w (V[-1,-1] times gamma) is ``w`` (default: the pretrained ``gamma``).
     """
-    d = _check_int("d", d, 1)
+    d = checks.int_at_least("d", d, 1)
     if kind not in ("pretrained", "zs_all", "zs_v"):
         raise ValueError(f"kind must be 'pretrained', 'zs_all' or 'zs_v'; got {kind!r}")
     if kind != "pretrained" and isinstance(theta0, torch.Tensor):
@@ -227,9 +225,9 @@ class TrainConfig:
     clip: float = 1.0
 
     def __post_init__(self):
-        _check_int("steps", self.steps, 0)
-        _check_int("batch", self.batch, 1)
-        _check_int("n_shots", self.n_shots, 0)
+        checks.int_at_least("steps", self.steps, 0)
+        checks.int_at_least("batch", self.batch, 1)
+        checks.int_at_least("n_shots", self.n_shots, 0)
         _check_pos("lr", self.lr)
         if not 0 <= self.momentum < 1:
             raise ValueError(f"momentum must be in [0, 1); got {self.momentum!r}")
@@ -276,7 +274,7 @@ def pretrain(model: LinearAttentionICL, cfg: TrainConfig, *, sigma2: float = 0.1
     sigma2 = _check_pos("sigma2", sigma2, allow_zero=True)
     x_std = _check_pos("x_std", x_std)
     _check_pool(pool, model.d)
-    _check_generator(generator)
+    checks.generator("generator", generator)
     params = set_trainable(model, "all")
     opt = HeavyBallSGD(params, cfg.lr, cfg.momentum, cfg.clip)
     dev, dt = model.V.device, model.V.dtype
@@ -304,15 +302,20 @@ def finetune_loss(model: LinearAttentionICL, z: torch.Tensor, y: torch.Tensor, f
 
 
 def _finetune_loss(model: LinearAttentionICL, z: torch.Tensor, y: torch.Tensor, fs_weight: float) -> torch.Tensor:
+    return _finetune_terms(model, z, y, fs_weight)[0]
+
+
+def _finetune_terms(model, z, y, fs_weight: float) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(L_ZS + fs_weight L_FS, L_ZS)`` on one batch."""
     zs = ((model(z[:, -1:]) - y) ** 2).mean()
     if fs_weight == 0:
-        return zs
-    return zs + fs_weight * ((model(z) - y) ** 2).mean()
+        return zs, zs
+    return zs + fs_weight * ((model(z) - y) ** 2).mean(), zs
 
 
 def fs_schedule(step: int, steps: int) -> float:
     """The annealed auxiliary weight ``lambda_t = (T-1-t)/(T-1)``: 1 at the first step, 0 at the last (docs §3.4)."""
-    steps, step = _check_int("steps", steps, 1), _check_int("step", step, 0)
+    steps, step = checks.int_at_least("steps", steps, 1), checks.int_at_least("step", step, 0)
     if step >= steps:
         raise ValueError(f"step must be < steps={steps}; got {step}")
     return 1.0 if steps == 1 else (steps - 1 - step) / (steps - 1)
@@ -320,7 +323,8 @@ def fs_schedule(step: int, steps: int) -> float:
 
 def finetune(model: LinearAttentionICL, data: PairDataset, cfg: TrainConfig, *, subset: str = "v",
              objective: str = "zs", fs_anneal: bool = True, generator: torch.Generator | None = None) -> list[float]:
-    """Fine-tune ``subset`` of ``model`` in place on the target data (docs §3.4); return the ZS losses.
+    """Fine-tune ``subset`` of ``model`` in place on the target data (docs §3.4); return the ZS loss of every step
+    (the zero-shot term alone, also under ``"zs+fs"``, so that its last steps show whether training has plateaued).
 
     ``objective="zs"``: the zero-shot loss only. ``"zs+fs"``: plus the few-shot loss with weight annealed from 1 to
     0 (``fs_anneal=False`` keeps it at 1, docs §6, offered for comparison).
@@ -329,7 +333,7 @@ def finetune(model: LinearAttentionICL, data: PairDataset, cfg: TrainConfig, *, 
         raise ValueError(f"model must be a LinearAttentionICL; got {type(model).__name__}")
     if objective not in OBJECTIVES:
         raise ValueError(f"objective must be one of {OBJECTIVES}; got {objective!r}")
-    _check_generator(generator)
+    checks.generator("generator", generator)
     if not isinstance(data, PairDataset):
         raise ValueError(f"data must be a PairDataset; got {type(data).__name__}")
     if not isinstance(cfg, TrainConfig):
@@ -342,9 +346,9 @@ def finetune(model: LinearAttentionICL, data: PairDataset, cfg: TrainConfig, *, 
     for t in range(cfg.steps):
         z, y = data.prompts(cfg.n_shots, cfg.batch, generator)
         lam = 0.0 if objective == "zs" else (fs_schedule(t, cfg.steps) if fs_anneal else 1.0)
-        loss = _finetune_loss(model, z, y, lam)
+        loss, zs = _finetune_terms(model, z, y, lam)
         opt.step(loss)
-        losses.append(float(loss.detach()))
+        losses.append(float(zs.detach()))
     for p in model.parameters():
         p.requires_grad_(True)
     return losses
@@ -361,9 +365,9 @@ class EvalSet:
                  sigma2: float = 0.1, x_std: float = 1.0, pool: torch.Tensor | None = None, seed: int = 12345):
         if not isinstance(tasks, dict) or not tasks:
             raise ValueError("tasks must be a non-empty dict name -> (d,) task tensor")
-        self.max_shots = _check_int("max_shots", max_shots, 0)
-        _check_int("seeds", seeds, 1)
-        _check_int("batch", batch, 1)
+        self.max_shots = checks.int_at_least("max_shots", max_shots, 0)
+        checks.int_at_least("seeds", seeds, 1)
+        checks.int_at_least("batch", batch, 1)
         _check_pos("sigma2", sigma2, allow_zero=True)
         _check_pos("x_std", x_std)
         checks.seed("seed", seed)
@@ -381,11 +385,18 @@ class EvalSet:
                 self.prompts[name].append(_sample_prompts(theta, max_shots, batch, sigma2, x_std, pool, g))
 
     @torch.no_grad()
-    def curve(self, model: nn.Module, task: str, shots) -> list[float]:
-        """Mean squared error (noise included) at each number of demonstrations in ``shots``."""
+    def curve(self, model: nn.Module, task: str, shots, calibrated: bool = False) -> list[float]:
+        """Mean squared error (noise included) at each number of demonstrations in ``shots``.
+
+        ``calibrated=True``: the error after the best scalar rescaling of the predictions,
+        ``min_a E(a y_hat - y)^2 = E y^2 - (E y_hat y)^2 / E y_hat^2`` (ours, for claim C5): it measures whether the
+        prediction carries the label's information whatever its scale, and never exceeds ``E y^2`` (predicting 0).
+        """
+        if not isinstance(calibrated, bool):
+            raise TypeError(f"calibrated must be a bool; got {calibrated!r}")
         if task not in self.prompts:
             raise ValueError(f"task must be one of {list(self.prompts)}; got {task!r}")
-        shots = [_check_int("shots", n, 0) for n in shots]
+        shots = [checks.int_at_least("shots", n, 0) for n in shots]
         if any(n > self.max_shots for n in shots):
             raise ValueError(f"shots must lie in [0, max_shots={self.max_shots}]; got {shots}")
         total = torch.zeros(len(shots), dtype=torch.float64)
@@ -394,5 +405,10 @@ class EvalSet:
                 pred = model.shot_curve(z, shots)
             else:
                 pred = torch.stack([model(_truncate_shots(z, n)) for n in shots])
-            total += ((pred - y) ** 2).mean(1).double().cpu()
+            if calibrated:
+                pred, yd = pred.double(), y.double()
+                cross, power = (pred * yd).mean(1), (pred * pred).mean(1).clamp_min(1e-300)
+                total += ((yd * yd).mean() - cross * cross / power).cpu()
+            else:
+                total += ((pred - y) ** 2).mean(1).double().cpu()
         return (total / len(self.prompts[task])).tolist()

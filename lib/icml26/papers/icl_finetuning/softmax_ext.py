@@ -25,7 +25,7 @@ from icml26 import checks
 from icml26.nn.lora import apply_lora
 from icml26.nn.tiny_gpt import Block, GPTConfig
 
-from .data import _check_generator, _check_int, _check_pos, _sample_prompts, sample_prompts, sample_tasks
+from .data import _check_pos, _sample_prompts, sample_prompts, sample_tasks
 
 
 class SoftmaxICL(nn.Module):
@@ -33,7 +33,7 @@ class SoftmaxICL(nn.Module):
 
     def __init__(self, d: int, d_model: int = 64, n_layers: int = 2, n_heads: int = 4):
         super().__init__()
-        self.d = _check_int("d", d, 1)
+        self.d = checks.int_at_least("d", d, 1)
         for name, value in (("d_model", d_model), ("n_layers", n_layers), ("n_heads", n_heads)):
             checks.positive_int(name, value)
         if d_model % n_heads:
@@ -71,11 +71,11 @@ def pretrain_softmax(model: SoftmaxICL, steps: int, batch: int, n_shots: int, lr
                      generator: torch.Generator | None = None) -> list[float]:
     """Adam pretraining on fresh tasks; each step uses a random number of demonstrations in ``0..n_shots``."""
     _check_model(model)
-    steps, batch = _check_int("steps", steps, 0), _check_int("batch", batch, 1)
-    n_shots = _check_int("n_shots", n_shots, 0)
+    steps, batch = checks.int_at_least("steps", steps, 0), checks.int_at_least("batch", batch, 1)
+    n_shots = checks.int_at_least("n_shots", n_shots, 0)
     checks.positive_number("lr", lr)
     sigma2 = _check_pos("sigma2", sigma2, allow_zero=True)
-    _check_generator(generator)
+    checks.generator("generator", generator)
     dev = next(model.parameters()).device
     opt = torch.optim.Adam(model.parameters(), lr=lr)
     losses = []
@@ -100,11 +100,11 @@ def lora_finetune(model: SoftmaxICL, theta0: torch.Tensor, subset: str, steps: i
         raise ValueError(f"theta0 must be a ({model.d},) tensor; got {getattr(theta0, 'shape', theta0)!r}")
     checks.tensor("theta0", theta0)
     targets = _lora_targets(subset)
-    steps, batch = _check_int("steps", steps, 0), _check_int("batch", batch, 1)
+    steps, batch = checks.int_at_least("steps", steps, 0), checks.int_at_least("batch", batch, 1)
     checks.positive_number("lr", lr)
     checks.positive_int("rank", rank)
     sigma2 = _check_pos("sigma2", sigma2, allow_zero=True)
-    _check_generator(generator)
+    checks.generator("generator", generator)
     tuned = copy.deepcopy(model)
     params = apply_lora(tuned, rank=rank, alpha=2.0 * rank, targets=targets)
     opt = torch.optim.Adam(params, lr=lr)
@@ -124,9 +124,9 @@ def unseen_error(model: nn.Module, n_shots: int, batch: int, d: int, *, sigma2: 
     """Mean squared error on ``batch`` prompts with ``n_shots`` demonstrations of fresh random tasks."""
     if not isinstance(model, nn.Module) or getattr(model, "d", d) != d:
         raise TypeError(f"model must be an in-context regression module over d={d} features; got {model!r:.80}")
-    _check_int("n_shots", n_shots, 0)
-    _check_int("batch", batch, 1)
-    _check_int("d", d, 1)
+    checks.int_at_least("n_shots", n_shots, 0)
+    checks.int_at_least("batch", batch, 1)
+    checks.int_at_least("d", d, 1)
     _check_pos("sigma2", sigma2, allow_zero=True)
     checks.seed("seed", seed)
     checks.device("device", device)
@@ -142,14 +142,14 @@ def run_softmax_extension(cfg: dict, *, d: int, sigma2: float, n_shots: int, the
     from .experiment import SOFTMAX_KEYS
 
     checks.config("cfg", cfg, required=SOFTMAX_KEYS)
-    _check_int("d", d, 1)
+    checks.int_at_least("d", d, 1)
     _check_pos("sigma2", sigma2, allow_zero=True)
-    _check_int("n_shots", n_shots, 0)
+    checks.int_at_least("n_shots", n_shots, 0)
     if not isinstance(theta0, torch.Tensor) or theta0.shape != (d,):
         raise ValueError(f"theta0 must be a ({d},) tensor; got {getattr(theta0, 'shape', theta0)!r}")
     checks.tensor("theta0", theta0)
     checks.device("device", device)
-    _check_generator(generator)
+    checks.generator("generator", generator)
     model = SoftmaxICL(d, cfg["d_model"], cfg["n_layers"], cfg["n_heads"]).to(device)
     pretrain_softmax(model, cfg["pretrain_steps"], cfg["batch"], n_shots, cfg["lr"], sigma2=sigma2,
                      generator=generator)
