@@ -12,6 +12,8 @@ planner and budget.
   pattern-based description sanitiser, re-implemented).
 * ``validation_only`` — Tool-Guard's validator and loop breaker, but replanning with the full catalog
   (ablation; configured through :class:`~icml26.papers.tool_guard.method.GuardConfig`).
+* ``validation_only_no_lb`` / ``tool_guard_no_lb`` — the same two with the loop breaker switched off (the
+  isolation ablation measured on utility, with and without the loop breaker).
 
 Tuning (same rule for every thresholded defense): on a separate calibration set (36 banking tasks, seed 99,
 authority poison) each threshold was set to the largest grid value (0, .1, .15, .2, .25, .3) whose benign
@@ -34,7 +36,8 @@ SANITISE_PATTERNS = [
     r"\bsecurity\b", r"\bimmediately\b", r"\bdenied\b", r"\boverride\b", r"\bignore\b", r"<[^>]+>",
     r"\balways\b", r"\bnever\b",
 ]
-DEFENSES = ("none", "spotlight", "sandwich", "tool_filter", "sanitize", "validation_only", "tool_guard")
+DEFENSES = ("none", "spotlight", "sandwich", "tool_filter", "sanitize", "validation_only", "tool_guard",
+            "validation_only_no_lb", "tool_guard_no_lb")
 
 
 def sanitize_description(text: str, patterns=SANITISE_PATTERNS) -> str:
@@ -117,5 +120,6 @@ def make_defense(name: str, tau_a: float = 0.25, tau_f: float = 0.15, tau_sw: fl
         return Defense("tool_filter", tau_f=tau_f)
     if name == "sanitize":
         return Defense("sanitize", sanitize=True)
-    return Defense(name, guard=GuardConfig(mode=name, tau_a=tau_a, max_reject_same=max_reject_same,
-                                           loop_breaker=loop_breaker))
+    mode = name.removesuffix("_no_lb")
+    return Defense(name, guard=GuardConfig(mode=mode, tau_a=tau_a, max_reject_same=max_reject_same,
+                                           loop_breaker=loop_breaker and not name.endswith("_no_lb")))

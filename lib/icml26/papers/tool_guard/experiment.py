@@ -3,6 +3,13 @@
 For each suite, strategy and defense: attack success rate (ASR: executed calls carrying attacker ids) and
 utility under attack; and benign utility with the clean catalog. Tool-Guard's random tie-break is averaged
 over ``tie_seeds`` seeds. ``run(config, device, seed)`` returns plain nested dicts.
+
+Cost (measured 2026-12-01, 2 shared CPU cores, one thread): quick 12 s CPU a seed (about 40 s wall on the loaded
+machine); standard 84 s CPU a seed (208-312 s wall), for 2 suites x 100 tasks x (6 strategies x 9 defenses x 3 tie
+seeds + 9 x 3 benign + 1) = 38,000 episodes, about 2.2 ms CPU an episode. ``full`` is sized for 10 minutes on
+the H200 machine, where this Python episode loop with small MiniLM encodes runs on one CPU core at about the same
+speed (the GPU adds little): 2 x 200 x (8 x 9 x 3 + 28) = 97,600 episodes x 2.2 ms = about 215 s a seed, plus
+about 10 s to load the encoder: under 4 minutes.
 """
 
 from __future__ import annotations
@@ -14,20 +21,20 @@ import numpy as np
 from icml26 import checks, progress
 from icml26.papers.tool_guard import agent, attacks, baselines, env, planner
 
+_TG = ["none", "sandwich", "tool_filter", "tool_guard"]
 CONFIGS = {
-    "quick": {"suites": ["banking"], "n_tasks": 30, "strategies": ["authority"],
-              "defenses": ["none", "spotlight", "sandwich", "tool_filter", "tool_guard"],
+    "quick": {"suites": ["banking"], "n_tasks": 30, "strategies": ["authority", "adaptive"], "defenses": _TG,
               "num_poison": {"banking": 5, "workspace": 3}, "scope": {"banking": 8, "workspace": 5}, "tie_seeds": 1},
     "standard": {"suites": ["banking", "workspace"], "n_tasks": 100,
-                 "strategies": ["authority", "append", "redirect", "paraphrase", "bypass"],
+                 "strategies": ["authority", "paraphrase", "bypass", "grounded", "quarantine", "adaptive"],
                  "defenses": list(baselines.DEFENSES),
                  "num_poison": {"banking": 5, "workspace": 3}, "scope": {"banking": 8, "workspace": 5}, "tie_seeds": 3},
-    "full": {"suites": ["banking", "workspace"], "n_tasks": 400,
-             "strategies": ["authority", "append", "redirect", "paraphrase", "bypass"],
+    "full": {"suites": ["banking", "workspace"], "n_tasks": 200,
+             "strategies": ["authority", "append", "redirect", "paraphrase", "bypass", "grounded", "quarantine",
+                            "adaptive"],
              "defenses": list(baselines.DEFENSES),
-             "num_poison": {"banking": 5, "workspace": 3}, "scope": {"banking": 8, "workspace": 5}, "tie_seeds": 5},
+             "num_poison": {"banking": 5, "workspace": 3}, "scope": {"banking": 8, "workspace": 5}, "tie_seeds": 3},
 }
-
 
 def _check_evaluate(tasks, plan, catalog, defense, seeds) -> None:
     if isinstance(tasks, (str, bytes)) or not hasattr(tasks, "__len__") or not len(tasks) or \

@@ -2,12 +2,13 @@
 breaker.
 
 * :class:`OfflineValidator` (docs/papers/tool_guard.md §3.1) — *alignment*: the tool is in the retrieved demonstration
-  plan, or the cosine between the task and the tool's purpose sentence is >= ``tau_a`` (biased to "aligned");
+  plan, or the cosine between the task and the tool's whole description (the official judge reads the full
+  description, poison included) is >= ``tau_a`` (biased to "aligned");
   *suspicion*: pure provenance — every identifier-like span (IBAN, e-mail, date, number) of every argument
   must occur in the task or in an earlier tool output, or follow by a small arithmetic rule (sum,
-  difference, percentage). It never reads attacker markers and never reads descriptions beyond the
-  purpose sentence. Tools without side effects count as aligned (``read_only_aligned``, *inferred*: the
-  paper's judge is biased to "aligned" and an LLM judge accepts look-ups as prerequisites).
+  difference, percentage). It never reads attacker markers. Tools without side effects count as aligned
+  (``read_only_aligned``, *inferred*: the paper's judge is biased to "aligned" and an LLM judge accepts
+  look-ups as prerequisites).
 * :func:`split_decide` — the decision matrix over the influenced-only context (A) and the others-only
   context (B): (A, none) -> A, (none, B) -> B, (A, B) -> seeded uniform pick, (none, none) -> abort.
 * :class:`GuardConfig` — ``mode`` ``"tool_guard"`` (isolated planning) or ``"validation_only"`` (block and
@@ -72,8 +73,9 @@ class OfflineValidator:
         self.enc = default_encoder(device)
 
     def alignment(self, task: str, tool, plan_tools) -> tuple[bool, float]:
-        """Could ``tool`` help the task (plan member, or purpose close to the task)? Returns (aligned, cosine)."""
-        e = self.enc.encode([task, tool.purpose])
+        """Could ``tool`` help the task (plan member, or its whole description close to the task)? Returns (aligned,
+        cosine). Like the official judge it reads the full description, poison included."""
+        e = self.enc.encode([task, tool.description])
         cos = float(e[0] @ e[1])
         ro = self.read_only_aligned and not tool.side_effect
         return (tool.name in plan_tools) or ro or cos >= self.tau_a, cos

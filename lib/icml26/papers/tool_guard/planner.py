@@ -10,7 +10,9 @@
    **directive detector** on MiniLM embeddings, trained only on benign usage notes vs plain descriptive
    sentences (fictional tools, no attack text), flags prerequisite directives; a generic parser reads the
    target tool and ``key=value`` arguments; if the sentence names the tool about to be called (or lives in
-   that tool's own description) and the prerequisite has not run yet, the planner calls it first.
+   that tool's own description) and the prerequisite has not run yet, the planner calls it first. The
+   named step need not be in view: in Tool-Guard's influenced-only context the planner still knows which
+   step comes next and reads a note about it.
 
 Benign tasks need (3): ``update_scheduled_transaction`` and ``share_file`` only work after the lookup their
 descriptions ask for. A poisoned description is followed through exactly the same code path; nothing here
@@ -317,7 +319,8 @@ class EmbeddingPlanner:
             for d in self.directives(view.tools):
                 if d.target not in visible:
                     continue
-                if tool_name not in d.mentions and d.source_tool != tool_name:
+                # a usage note about the next plan step counts whether or not that tool is in view
+                if not re.search(rf"\b{tool_name}\b", d.sentence) and d.source_tool != tool_name:
                     continue
                 if view.directive_filter is not None and not view.directive_filter(d.sentence, task):
                     continue
