@@ -206,7 +206,7 @@ def fused_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, varian
       ``sink_h / scale``), so its score is ``sink_h`` while the real scores are unchanged. With a causal
       mask the sink key and a dummy query are put first, so torch's top-left causal mask lets query ``t``
       see the sink and keys ``0..t``; the dummy query's row is dropped. (On CUDA the extra channels are
-      padded with zeros to a multiple of 8, the head sizes the flash kernel takes.)
+      padded with zeros to a multiple of 8: the head sizes the flash kernel takes, and faster on CPU too.)
     * The gate is read from one extra value channel, 1 on the real keys and 0 on the sink, whose output is
       ``sum_j A_{t,j}`` (sink) or ``sum_{j>=1} A_{t,j} = 1 - A_{t,0}`` (vanilla: 0 on key 0).
     * ``gated_head`` / ``gated_elem``: the fused output times ``sigmoid(gate_logit)``.
@@ -248,9 +248,10 @@ def _fused_attention(q, k, v, *, variant, causal, sink_logit, gate_logit, need_g
         return AttentionResult(out * g, None, None, g.mean(-1), v)
     if variant == "vanilla" and not need_gate:
         return AttentionResult(F.scaled_dot_product_attention(q, k, v, is_causal=causal), None, None, None, v)
-    # one extra channel carries the sink logit (queries 1) and the gate (values 1 on the real keys); CUDA's
-    # flash kernel wants a head size that is a multiple of 8, so there the extra channels are padded to it
-    extra = 8 - d % 8 if q.device.type == "cuda" else 1
+    # one extra channel carries the sink logit (queries 1) and the gate (values 1 on the real keys), padded with
+    # zeros to a head size that is a multiple of 8: CUDA's flash kernel needs it, and on CPU the fused kernel is
+    # faster there too (B=32, H=8, T=64, d=8, forward + backward: 0.60x plain SDPA with d+1, 0.90x with d+8)
+    extra = 8 - d % 8
     if variant == "vanilla":
         qa, ka = F.pad(q, (0, extra)), F.pad(k, (0, extra))
         va = F.pad(v, (0, extra), value=1.0)
