@@ -159,21 +159,27 @@ def test_pools_composition_and_errors():
 
 
 class Scripted(torch.nn.Module):
-    """A 'student' that first writes ``n_fill`` filler lines, then solves the problem (read off the prompt)."""
+    """A 'student' that first writes ``n_fill`` filler lines, then (``reason``) every lookup and compute line of the
+    chain, then the answer (all read off the prompt)."""
 
-    def __init__(self, n_fill, context=96):
+    def __init__(self, n_fill, context=96, reason=False):
         super().__init__()
         self.cfg = SimpleNamespace(context=context)
-        self.n_fill = n_fill
+        self.n_fill, self.reason = n_fill, reason
 
     def forward(self, idx):
         out = torch.zeros(idx.shape[0], idx.shape[1], V.size)
         for b in range(idx.shape[0]):
             toks = idx[b].tolist()
             p = max(i for i, t in enumerate(toks) if t == tasks.QUERY) + 3
-            _, value = _evaluate(toks[:p])
-            answer = [tasks.ANS, V.digit0 + value(toks[p - 2]), tasks.NL]
-            script = [tasks.OK, V.filler0, tasks.NL] * self.n_fill + answer
+            binds, value = _evaluate(toks[:p])
+            script, x, total = [tasks.OK, V.filler0, tasks.NL] * self.n_fill, toks[p - 2], 0
+            while self.reason and x != tasks.ROOT:
+                y, c = binds[x]
+                total = (total + c) % 10
+                script += [x, y, V.digit0 + c, tasks.NL, tasks.EQ, V.digit0 + total, tasks.NL]
+                x = y
+            script += [tasks.ANS, V.digit0 + value(toks[p - 2]), tasks.NL]
             out[b, -1, script[min(len(toks) - p, len(script) - 1)]] = 1.0
         return out
 
@@ -189,6 +195,38 @@ def test_decoding_runs_to_the_context_limit_so_a_padded_student_is_not_cut_off()
     assert done.all() and gen.shape[1] == 2
     gen = torch.tensor([[5, tasks.ANS, 9, tasks.ANS, 3], [1, 2, 3, 5, tasks.ANS]])
     assert training.answers(gen).tolist() == [9, -1]
+
+
+def test_the_decode_budget_leaves_room_for_the_most_verbose_trace_style():
+    cfg = experiment._check(experiment.CONFIGS["standard"])
+    h = cfg["eval_hops"][1]
+    budget = experiment._decode_budget(cfg, h)
+    bindings = cfg["hops"][1] + cfg["n_distract"][1]
+
+    def solved(student, max_new):
+        return training.greedy_correct(student, V, hops=(h, h), n=6, context_bindings=bindings, device="cpu",
+                                       generator=torch.Generator().manual_seed(1), max_new=max_new)
+
+    # imitating the longest padded trace (every reasoning line and the most filler lines), or natural verbosity at
+    # its maximum (one restating line per reasoning line): the budget holds the answer with room to spare
+    for n_fill in (cfg["padded_filler"][1], 2 * h):
+        assert tasks.longest_response(h, n_fill) <= budget // 2
+        assert solved(Scripted(n_fill, context=1000, reason=True), budget)["correct"] == 6
+    # the shipped student's context (96 tokens) holds the padded imitator's answer with no token to spare, and cuts
+    # the most verbose natural imitator off
+    assert solved(Scripted(cfg["padded_filler"][1], context=96, reason=True), None)["correct"] == 6
+    assert solved(Scripted(cfg["padded_filler"][1] + 1, context=96, reason=True), None)["unfinished"] == 6
+    out = solved(Scripted(2 * h, context=96, reason=True), None)
+    assert out["correct"] == 0 and out["unfinished"] == 6
+
+
+def test_a_longer_context_keeps_the_weights_and_the_logits():
+    model = tiny()
+    idx = torch.randint(0, V.size, (2, 96))
+    longer = training.with_context(model, 150)
+    assert training.with_context(model, 90) is model and longer.cfg.context == 150
+    torch.testing.assert_close(longer(idx), model(idx))
+    assert longer(torch.randint(0, V.size, (2, 150))).shape == (2, 150, V.size)
 
 
 # ---------------------------------------------------------------- method
@@ -514,7 +552,8 @@ def test_experiment_config_errors():
 def tiny_run():
     cfg = dict(base=pretrained.small(pretrained.RECIPES["base"]),
                student=pretrained.small(pretrained.RECIPES["student"]),
-               pool=40, k=8, sft_steps=2, sft_batch=8, n_probe=16, n_eval=4, n_random=1, selectors=("air", "random"),
+               pool=40, k=8, sft_steps=2, sft_batch=8, n_probe=16, n_eval=4, n_eval_in_range=4, n_random=1,
+               selectors=("air", "random"),
                weighting=("natural",))
     return experiment.run(cfg, "cpu", 0)
 
@@ -526,6 +565,8 @@ def test_experiment_tiny_run_shapes(tiny_run):
     assert abs(r["pools"]["contrast"]["picks"]["air"]["clean"] + r["pools"]["contrast"]["picks"]["air"]["padded"]
                + r["pools"]["contrast"]["picks"]["air"]["noisy"] - 1) < 1e-9
     assert all(isinstance(s["correct"], int) and 0 <= s["correct"] <= 4 for s in r["students"]["natural"].values())
+    assert all(0 <= s["in_range"]["correct"] <= 4 == s["in_range"]["n"] for s in r["students"]["contrast"].values())
+    assert all(s["max_new"] == 2 * tasks.longest_response(6, 12) for s in r["students"]["natural"].values())
     assert set(r["weighting"]["natural"]) == {"uniform", "weighted"}
 
 
@@ -536,6 +577,23 @@ def test_accuracy_gaps_are_exact_counts():
     assert 0.43 - 0.38 < 0.05  # the float pitfall the integer form avoids
     assert claims.gap("p", "air", "random")(r) >= 0.05
     assert claims.best_heuristic(r, "p") == "loss" and claims.gap_best("p")(r) == 0.0
+
+
+def test_in_range_gaps_and_the_students_premise():
+    def student(held_out, in_range):
+        return {"correct": held_out, "n": 100, "in_range": {"correct": in_range, "n": 100}}
+
+    r = {"drop_top": 0.4, "students": {"p": {"air": student(2, 50), "random": student(0, 40), "length": student(9, 30),
+                                             "entropy": student(1, 45), "loss": student(0, 10)}}}
+    assert claims.gap("p", "air", "random", split="in_range")(r) == pytest.approx(0.10)
+    assert claims.best_heuristic(r, "p", "in_range") == "entropy" and claims.best_heuristic(r, "p") == "length"
+    assert claims.gap_best("p", "in_range")(r) == pytest.approx(0.05) and claims.gap_best("p")(r) < 0
+    premise = claims.students("p")
+    assert premise.metric(r) == pytest.approx(4 / 3)  # min(0.4 / 0.3, 0.40 / 0.3)
+    r["students"]["p"]["random"]["in_range"]["correct"] = 20  # the random student did not learn the task
+    assert premise.metric(r) < 1
+    r["students"]["p"]["random"]["in_range"]["correct"], r["drop_top"] = 40, 0.2  # no retrieval heads
+    assert premise.metric(r) < 1
 
 
 def test_trace_viewer_changes_with_masked_heads(tiny_run):

@@ -10,7 +10,9 @@
    sample AIS (two forward passes) and the heuristics' scores (length, entropy, loss).
 3. **Students.** One pre-trained student (shipped, or trained for this seed) is fine-tuned on the top-K subset of
    every selector with the same recipe and minibatch sequence, then greedy-decodes *held-out* problems (chains
-   longer than any in the pools, contexts as long as the longest training contexts) up to its context limit.
+   longer than any in the pools, contexts as long as the longest training contexts) with a token budget that no
+   trace style of the pools can exhaust; optionally also in-range problems (the pools' longest chains), reported
+   apart.
    Optionally AIS step-weighted SFT on a whole pool against uniform SFT.
 
 ``quick`` and ``standard`` use the shipped models (the seeds vary probes, pools, SFT order and evaluation problems);
@@ -52,10 +54,11 @@ _BASE = dict(
 CONFIGS = {
     # quick: scoring only (the claims checked at quick need no student); seconds of CPU
     "quick": {**_BASE, "selectors": (), "weighting": ()},
-    # standard: the shipped models and 10 selection students of 120 SFT steps each, evaluated on 100 held-out
-    # problems: about 10 x (120 x 44 ms + 100 x 32 ms) + 12 s of scoring = 100 CPU seconds per seed (measured
-    # costs on one core); step weighting (two more whole-pool students) is left to ``full``
-    "standard": {**_BASE, "pool": 1500, "k": 300, "sft_steps": 120, "n_eval": 100, "n_eval_in_range": 0,
+    # standard: the shipped models and 10 selection students of 120 SFT steps each, evaluated on 100 held-out and
+    # 100 in-range problems with the full decoding budget: 310 CPU seconds per seed on one core (dev seed 100; 794 s
+    # of wall time on the 2-core machine at a load of 5-6): SFT 10 x 120 x 44 ms = 53 s, scoring 12 s, the rest
+    # decoding students that loop to the budget; step weighting (two more whole-pool students) is left to ``full``
+    "standard": {**_BASE, "pool": 1500, "k": 300, "sft_steps": 120, "n_eval": 100, "n_eval_in_range": 100,
                  "weighting": ()},
     "full": {**_BASE, "base": {**pretrained.RECIPES["base"], "d_model": 256, "n_heads": 8, "n_layers": 4,
                                "batch": 256, "phases": ((3000, 0.1, 1e-3), (2000, 0.5, 5e-4))},
@@ -67,9 +70,10 @@ CONFIGS = {
 """``full`` (not run: no GPU was lent). Estimate for one H200 from the costs measured on CPU (SFT step of the d=48
 student, batch 32: 44 ms; greedy decoding of 100 held-out problems: 3.2 s) and a per-step cost on the GPU bounded
 by kernel launches (about 4 ms for these widths): pre-training 5000 + 2000 steps, 10 selection and 4 weighting
-students of 3000 steps = 49000 steps x 4 ms = 200 s; decoding 14 x 3000 problems in batches (about 60 tokens x
-2 hop counts x 14 students x 4 ms) = 7 s; scoring two pools of 50000 traces (two forward passes each) well under a
-minute: about 5 minutes in all."""
+students of 3000 steps = 49000 steps x 4 ms = 200 s; decoding 14 x 3000 problems in batches, every batch to its
+full budget in the worst case (162 new tokens for 5-6 hops, 110 for 3-4: 14 students x 2 x (162 + 110) tokens x
+4 ms) = 30 s; scoring two pools of 50000 traces (two forward passes each) well under a minute: about 5 minutes in
+all."""
 
 
 def _check(config) -> dict:
@@ -260,20 +264,30 @@ def _examples(name, pool, sc, stype, valid, model, order, mode) -> list[dict]:
     return out
 
 
+def _decode_budget(cfg: dict, h: int) -> int:
+    """New tokens a student may write on a problem of at most ``h`` hops: twice the longest response any trace style
+    of the pools writes for it (padded traces: ``padded_filler[1]`` filler lines; natural traces: at most one
+    restating line per reasoning line, ``2 h``), so imitating the most verbose style never exhausts it."""
+    return 2 * tasks.longest_response(h, max(cfg["padded_filler"][1], 2 * h))
+
+
 def _fit_and_eval(cfg, init, data, vocab, seed, device, step_w=None, desc="SFT") -> dict:
     """Fine-tune a copy of ``init`` on ``data`` (fixed minibatch sequence) and evaluate on held-out problems."""
     student = training.copy_model(init, training.lm_state(init))
     training.sft(student, data, steps=cfg["sft_steps"], batch=cfg["sft_batch"], lr=cfg["sft_lr"], step_w=step_w,
                  generator=torch.Generator().manual_seed(seed + 7), desc=desc)
     bindings = cfg["hops"][1] + cfg["n_distract"][1]
+    budget = _decode_budget(cfg, cfg["eval_hops"][1])
     out = training.greedy_correct(student, vocab, hops=cfg["eval_hops"], n=cfg["n_eval"], context_bindings=bindings,
-                                  generator=torch.Generator().manual_seed(10_000 + seed), device=device)
+                                  generator=torch.Generator().manual_seed(10_000 + seed), device=device,
+                                  max_new=budget)
+    out["max_new"] = budget
     if cfg["n_eval_in_range"]:
         lo = max(cfg["hops"][0], cfg["hops"][1] - 1)
         out["in_range"] = training.greedy_correct(student, vocab, hops=(lo, cfg["hops"][1]),
                                                   n=cfg["n_eval_in_range"], context_bindings=bindings,
                                                   generator=torch.Generator().manual_seed(20_000 + seed),
-                                                  device=device)["correct"]
+                                                  device=device, max_new=_decode_budget(cfg, cfg["hops"][1]))
     return out
 
 

@@ -165,7 +165,8 @@ PICK_TRAITS = {"contrast": ("clean", "padded", "noisy"), "natural": ("flawless",
 
 
 def plot_selection(results: dict):
-    """Per pool: what each selector's top-20% holds (left) and the held-out accuracy of its student (right)."""
+    """Per pool: what each selector's top-20% holds (left) and the accuracy of its student (right): on held-out longer
+    chains (solid) and, where measured, on in-range chains (pale)."""
     _results(results)
     pools = list(results["pools"])
     fig, axes = figure(2, nrows=len(pools), width=4, height=2.8)
@@ -183,11 +184,22 @@ def plot_selection(results: dict):
         studs = results["students"].get(name, {})
         if studs:
             sel = list(studs)
-            acc = [studs[s]["correct"] / studs[s]["n"] for s in sel]
-            row[1].bar(sel, acc, color=[SELECTOR_COLORS[s] for s in sel])
+            x = np.arange(len(sel))
+            cfg = results["config"]
+            splits = [("held-out hops {}-{}".format(*cfg["eval_hops"]), [studs[s] for s in sel])]
+            if all("in_range" in studs[s] for s in sel):
+                lo = max(cfg["hops"][0], cfg["hops"][1] - 1)
+                splits.insert(0, (f"in-range hops {lo}-{cfg['hops'][1]}", [studs[s]["in_range"] for s in sel]))
+            w = 0.8 / len(splits)
+            for j, (label, outs) in enumerate(splits):
+                row[1].bar(x + (j - (len(splits) - 1) / 2) * w, [o["correct"] / o["n"] for o in outs], w,
+                           color=[SELECTOR_COLORS[s] for s in sel], alpha=1.0 if j == len(splits) - 1 else 0.45,
+                           label=label)
+            row[1].set_xticks(x, sel)
             row[1].set_ylim(0, 1)
-            row[1].set_title(f"student SFT'd on top-K, held-out hops {results['config']['eval_hops']}")
+            row[1].set_title(f"{name} pool: students SFT'd on each top-K")
             row[1].set_ylabel("accuracy (greedy)")
+            row[1].legend(fontsize=7)
         else:
             row[1].axis("off")
     return fig

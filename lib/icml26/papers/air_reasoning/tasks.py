@@ -259,6 +259,14 @@ def _one_trace(vocab: Vocab, hops: int, n_distract: int, style: Style, g: random
     return toks, step, stype, plen, answer, hops, ok, style.n_filler, slips, style.skip
 
 
+def longest_response(hops: int, n_filler: int) -> int:
+    """Tokens of the longest response a trace of ``hops`` hops with ``n_filler`` filler lines can have: a lookup
+    line (4 tokens) and a compute line (3) per hop, the filler lines (3 each) and the answer line (3)."""
+    checks.positive_int("hops", hops)
+    checks.nonnegative_int("n_filler", n_filler)
+    return 7 * hops + 3 * n_filler + 3
+
+
 def _batch(rows: list, kind: int, length: int | None = None) -> TraceBatch:
     t = max(len(r[0]) for r in rows) if length is None else length
     if any(len(r[0]) > t for r in rows):

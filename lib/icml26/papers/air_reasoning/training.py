@@ -2,8 +2,10 @@
 initialisation), (weighted) SFT on a selected subset, and evaluation by greedy decoding.
 
 One training recipe (AdamW, warm-up + cosine schedule, clipping) is used for every selector, so methods and
-baselines share the same budget. Evaluation decodes up to the model's context limit (no per-question token
-budget): a student that writes many filler lines is never cut off before its answer.
+baselines share the same budget. Evaluation decodes up to a token budget that no trace style of the pools can
+exhaust (twice the longest response any style writes, :func:`tasks.longest_response`), beyond the model's training
+context where needed (the positions are rotary, so a longer context adds no parameter): a student that imitates
+the most verbose traces is never cut off before its answer.
 """
 
 from __future__ import annotations
@@ -172,6 +174,20 @@ def sft(model, data: tasks.TraceBatch, *, steps: int, batch: int, lr: float, ste
 
 
 @torch.no_grad()
+def with_context(model, context: int):
+    """``model`` itself when its context holds ``context`` tokens, else a copy of its weights with that context
+    (rotary positions only: a learned position table cannot be extended)."""
+    context = checks.positive_int("context", context)
+    if context <= model.cfg.context:
+        return model
+    if not getattr(model.cfg, "rope", False):
+        raise ValueError(f"context={context} exceeds the model's context {model.cfg.context} and the model has "
+                         "learned positions")
+    out = build(replace(model.cfg, context=context)).to(next(model.parameters()).device)
+    out.load_state_dict(model.state_dict())
+    return out.eval()
+
+
 def decode(model, prompts: torch.Tensor, max_len: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
     """Greedy continuation of equal-length ``prompts`` ``(B, P)`` up to ``max_len`` tokens in all (default: the
     model's context limit), stopping early once every row has written ``ans`` and the token after it.
@@ -203,30 +219,38 @@ def answers(gen: torch.Tensor) -> torch.Tensor:
 
 
 @torch.no_grad()
-def greedy_correct(model, vocab: tasks.Vocab, *, hops, n: int, context_bindings: int, generator, device) -> dict:
-    """Held-out questions solved by greedy decoding of the whole trace (to the context limit): a question counts as
-    solved when the first ``ans`` the model writes is followed by the correct digit.
+def greedy_correct(model, vocab: tasks.Vocab, *, hops, n: int, context_bindings: int, generator, device,
+                   max_new: int | None = None) -> dict:
+    """Held-out questions solved by greedy decoding of the whole trace: a question counts as solved when the first
+    ``ans`` the model writes is followed by the correct digit. ``max_new`` new tokens at most (the model's context
+    is extended to hold them, :func:`with_context`); ``None`` decodes to the model's context limit.
 
     ``n`` questions are split evenly over the hop counts ``hops`` (inclusive range); every prompt has
     ``context_bindings`` bindings, so all prompts of a run have one length. Returns integer counts (exact
-    accuracy differences): ``correct`` and ``correct_by_hops``, plus ``unfinished`` (rows that reached the context
-    limit without an answer) and ``n``."""
+    accuracy differences): ``correct`` and ``correct_by_hops``, plus ``unfinished`` (rows that used up the budget
+    without an answer), ``longest`` (the most tokens a row wrote up to its answer digit) and ``n``."""
     checks.positive_int("n", n)
     lo, hi = tasks._span("hops", hops, 1)
     device = checks.device("device", device)
+    if max_new is not None:
+        checks.positive_int("max_new", max_new)
     hs = list(range(lo, hi + 1))
     per = [n // len(hs) + (i < n % len(hs)) for i in range(len(hs))]
-    out = {"correct": 0, "unfinished": 0, "n": n, "correct_by_hops": {}}
+    out = {"correct": 0, "unfinished": 0, "n": n, "correct_by_hops": {}, "longest": 0}
     for h, m in zip(hs, per):
         if m == 0:
             continue
         tb = tasks.problems(m, vocab, hops=h, context_bindings=context_bindings, generator=generator)
         p = int(tb.prompt_len[0])
-        gen, done = decode(model, tb.idx[:, :p].to(device))
+        limit = None if max_new is None else p + max_new
+        gen, done = decode(model if limit is None else with_context(model, limit), tb.idx[:, :p].to(device), limit)
         ok = int((answers(gen) == tb.answer.to(device)).sum())
         out["correct"] += ok
         out["correct_by_hops"][h] = ok
         out["unfinished"] += int((~done).sum())
+        if bool(done.any()):  # tokens written up to the answer digit, longest over the rows that answered
+            first = (gen == tasks.ANS).float().argmax(1)
+            out["longest"] = max(out["longest"], int((first + 2)[done].max()))
     return out
 
 
