@@ -103,8 +103,12 @@ def warp_video(frames: torch.Tensor, flows: torch.Tensor, padding: str = "border
     checks.tensor("flows", flows, ndim=frames.dim())
     if frames.shape[:-3] != flows.shape[:-3]:
         raise ValueError(f"frames {tuple(frames.shape)} and flows {tuple(flows.shape)} need equal leading dims")
+    _check(frames.reshape(-1, *frames.shape[-3:]), flows.reshape(-1, *flows.shape[-3:]), padding)
+    return _warp_video(frames, flows, padding)
+
+
+def _warp_video(frames: torch.Tensor, flows: torch.Tensor, padding: str) -> torch.Tensor:
+    """:func:`warp_video` without its checks, for samplers that validated frames and flows once and warp every step."""
     lead = frames.shape[:-3]
-    img, flow = frames.reshape(-1, *frames.shape[-3:]), flows.reshape(-1, *flows.shape[-3:])
-    _check(img, flow, padding)
-    out = _warp(img, flow, padding, "bilinear")
+    out = _warp(frames.reshape(-1, *frames.shape[-3:]), flows.reshape(-1, *flows.shape[-3:]), padding, "bilinear")
     return out.reshape(*lead, *frames.shape[-3:])

@@ -22,7 +22,7 @@ import math
 import torch
 
 from icml26 import checks
-from icml26.render.warp import PADDINGS, warp_video
+from icml26.render.warp import PADDINGS, _warp_video, warp_video
 
 DEFAULTS = dict(stride=4, beta=0.8, tau=1.5, rho=1.0, lam_max=0.6, t_lo=0.2, t_hi=0.8, ell=2.0, kappa_a=2.0,
                 gamma=0.5, reset="zero", norm="median", eps=1e-8)
@@ -148,7 +148,8 @@ class TemporalController:
         self.trigger, self.risk, self.deviation, self.lams = [], [], [], []
 
     def _warp_sources(self, z, slots=slice(None)):  # z (B, F, C, H, W) -> (B, F, n_slots, C, H, W) warped into f
-        return warp_video(z[:, self.src[:, slots]], self.flows_src[:, :, slots], padding=self.padding)
+        # the flows were checked at construction (a non-finite sampler state would show in the final metrics)
+        return _warp_video(z[:, self.src[:, slots]], self.flows_src[:, :, slots], self.padding)
 
     def deviation_stat(self, x0c):
         """Normalised motion-aligned deviation D~ (B, F) over the neighbour slots (docs §3 B)."""
@@ -200,7 +201,7 @@ class TemporalController:
             fire = torch.ones(B, Fn, dtype=torch.bool, device=m.device)
             lam = torch.full_like(self.R, p.get("lam", p["lam_max"]))
         content = torch.where(self.is_a.view(1, Fn, 4, 1, 1, 1), self.ema[:, self.src], x0c[:, self.src])
-        warped = warp_video(content, self.flows_src, padding=self.padding)
+        warped = _warp_video(content, self.flows_src, self.padding)
         wv = self.w.view(1, Fn, 4, 1, 1, 1) * self.valid_src
         tot = wv.sum(2)
         ref = (wv * warped).sum(2) / (tot + p["eps"])
