@@ -51,12 +51,6 @@ def _coeff_tensor(name: str, value, dtype: torch.dtype = torch.float32) -> torch
     return checks.tensor(name, value, ndim=(1, 2))
 
 
-def _check_K(K) -> int:
-    if isinstance(K, bool) or not isinstance(K, int) or K < 0:
-        raise ValueError(f"K must be a non-negative integer; got {K!r}")
-    return K
-
-
 # ----------------------------------------------------------------------------------------------- Laplacians
 def _check_edge_index(edge_index, num_nodes: int) -> None:
     if not isinstance(edge_index, torch.Tensor) or edge_index.dim() != 2 or edge_index.shape[0] != 2:
@@ -155,7 +149,7 @@ def _coeffs(coeffs: torch.Tensor, name: str, channels: int) -> torch.Tensor:
 # ----------------------------------------------------------------------------------------------- Chebyshev
 def chebyshev_basis(lap: torch.Tensor, x: torch.Tensor, K: int) -> list[torch.Tensor]:
     """``[T_0(L - I) x, ..., T_K(L - I) x]`` by the three-term recurrence (``λ_max = 2``)."""
-    _check_K(K)
+    checks.nonnegative_int("K", K)
     return _cheb_basis(_finite("lap", lap), _finite("x", x), K)
 
 
@@ -244,7 +238,7 @@ def _bern_response(lam: torch.Tensor, theta) -> torch.Tensor:
 # ----------------------------------------------------------------------------------------------- ChebNetII
 def chebii_nodes(K: int, dtype=torch.float64, device=None) -> torch.Tensor:
     """Chebyshev nodes ``x_j = cos((K - j + 1/2) π / (K+1))``, ``j = 0..K`` (increasing, in ``(-1, 1)``)."""
-    _check_K(K)
+    checks.nonnegative_int("K", K)
     j = torch.arange(K + 1, dtype=dtype, device=device)
     return torch.cos((K - j + 0.5) * math.pi / (K + 1))
 
@@ -319,7 +313,7 @@ class ChebConv(nn.Module):
         super().__init__()
         checks.positive_int("in_channels", in_channels)
         checks.positive_int("out_channels", out_channels)
-        self.K = _check_K(K)
+        self.K = checks.nonnegative_int("K", K)
         self.lins = nn.ModuleList(nn.Linear(in_channels, out_channels, bias=False) for _ in range(K + 1))
         self.bias = nn.Parameter(torch.zeros(out_channels)) if bias else None
 
@@ -333,7 +327,7 @@ class BernProp(nn.Module):
 
     def __init__(self, K: int, channels: int | None = None):
         super().__init__()
-        self.K = _check_K(K)
+        self.K = checks.nonnegative_int("K", K)
         shape = (K + 1,) if channels is None else (K + 1, checks.positive_int("channels", channels))
         self.theta = nn.Parameter(torch.ones(shape))
 
@@ -352,7 +346,7 @@ class ChebIIProp(nn.Module):
 
     def __init__(self, K: int, channels: int | None = None):
         super().__init__()
-        self.K = _check_K(K)
+        self.K = checks.nonnegative_int("K", K)
         shape = (K + 1,) if channels is None else (K + 1, checks.positive_int("channels", channels))
         self.gamma = nn.Parameter(torch.ones(shape))
 

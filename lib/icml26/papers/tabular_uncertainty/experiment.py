@@ -102,9 +102,7 @@ def _check_config(config) -> None:
         raise ValueError(f"config needs n_test >= 5 (uncertainty quintiles) and knn_k <= n_train; got n_test="
                          f"{config['n_test']}, knn_k={config['knn_k']}, n_train={config['n_train']}")
     checks.one_of("config['noise_dir']", config["noise_dir"], D.NOISE_DIRS)
-    if isinstance(config["d"], bool) or not isinstance(config["d"], int) or \
-            config["d"] < (3 if config["noise_dir"] == "axis" else 4):
-        raise ValueError(f"config['d'] must be an integer >= 3 (>= 4 unless noise_dir is 'axis'); got {config['d']!r}")
+    checks.int_at_least("config['d']", config["d"], 3 if config["noise_dir"] == "axis" else 4)
     if config.get("variant") is not None:
         var = checks.config("config['variant']", config["variant"], required=("noise_dir", "models"))
         checks.one_of("config['variant']['noise_dir']", var["noise_dir"], D.NOISE_DIRS[1:])
