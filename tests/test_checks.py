@@ -36,6 +36,15 @@ def test_instance_names_the_argument_and_the_classes():
         checks.instance("x", "3", (int, float))
 
 
+def test_int_between_includes_both_ends_and_names_the_bound():
+    assert checks.int_between("k", 1, 1, 5) == 1 and checks.int_between("k", np.int64(5), 1, 5) == 5
+    for bad in (0, 6, 2.0, True, None, "3"):
+        with pytest.raises(ValueError, match=r"k must be an integer in \[1, 5\]"):
+            checks.int_between("k", bad, 1, 5)
+    with pytest.raises(ValueError, match=r"in \[1, pool size 4\]; got 9"):
+        checks.int_between("k", 9, 1, 4, what="pool size")
+
+
 def test_int_at_least_names_the_floor():
     assert checks.int_at_least("n", 16, 16) == 16
     assert checks.int_at_least("n", np.int64(3)) == 3

@@ -77,6 +77,16 @@ def int_at_least(name: str, value, low: int = 1) -> int:
     return int(value)
 
 
+def int_between(name: str, value, low: int, high: int, what: str = "") -> int:
+    """An integer in ``[low, high]``, both ends included (an index into a sequence of length n is
+    ``int_between(name, i, 0, n - 1)``); ``what`` names the bound in the message (``"pool size"``)."""
+    _named(name)
+    if not _is_int(value) or not low <= value <= high:
+        bound = f"{what} {high}" if what else f"{high}"
+        raise ValueError(f"{name} must be an integer in [{low}, {bound}]; got {value!r}")
+    return int(value)
+
+
 def nonnegative_int(name: str, value) -> int:
     """An integer >= 0 (offsets, optional counts, seeds)."""
     _named(name)

@@ -24,8 +24,7 @@ def ddim_timesteps(T: int, steps: int) -> list[int]:
     """``steps`` distinct integer timesteps from T-1 down to 0, evenly spaced (descending)."""
     if isinstance(T, bool) or not isinstance(T, int) or T < 1:
         raise ValueError(f"T must be a positive integer; got {T!r}")
-    if isinstance(steps, bool) or not isinstance(steps, int) or not 1 <= steps <= T:
-        raise ValueError(f"steps must be an integer in [1, T={T}]; got {steps!r}")
+    checks.int_between("steps", steps, 1, T, what="T =")
     if steps == 1:
         return [T - 1]
     ts = torch.linspace(T - 1, 0, steps, dtype=torch.float64).round().long().tolist()

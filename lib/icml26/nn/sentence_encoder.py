@@ -87,8 +87,7 @@ class SentenceEncoder:
         from safetensors.torch import load_file
         from tokenizers import Tokenizer
 
-        if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or not 2 <= max_tokens <= 512:
-            raise ValueError(f"max_tokens must be an integer in [2, 512]; got {max_tokens!r}")
+        checks.int_between("max_tokens", max_tokens, 2, 512)
         path = Path(path) if path is not None else model_dir()
         if not (path / "model.safetensors").is_file() or not (path / "tokenizer.json").is_file():
             raise ValueError(f"path must be a folder holding model.safetensors and tokenizer.json; got {path}")

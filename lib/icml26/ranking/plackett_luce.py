@@ -71,9 +71,7 @@ def _check_mask(mask, scores: torch.Tensor) -> torch.Tensor | None:
 
 
 def _check_k(k, n: int, name: str = "k") -> int:
-    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= n:
-        raise ValueError(f"{name} must be an integer in [1, N={n}]; got {k!r}")
-    return k
+    return checks.int_between(name, k, 1, n, what="N =")
 
 
 def _check_ranking(ranking, scores: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
@@ -288,8 +286,7 @@ def score_logits(scores: torch.Tensor, ranking: torch.Tensor, mask: torch.Tensor
 # --------------------------------------------------------------------------------------------------
 def enumerate_rankings(n: int, k: int, device=None) -> torch.Tensor:
     """All ordered k-permutations of ``range(n)`` as an int64 tensor ``(n!/(n-k)!, k)`` (n <= 8)."""
-    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_ENUMERATE_N:
-        raise ValueError(f"n must be an integer in [1, {MAX_ENUMERATE_N}] for enumeration; got {n!r}")
+    checks.int_between("n", n, 1, MAX_ENUMERATE_N, what="the enumeration limit")
     _check_k(k, n)
     if device is not None:
         device = checks.device("device", device)

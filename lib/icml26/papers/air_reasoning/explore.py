@@ -37,8 +37,7 @@ def plot_masking(results: dict, k: int = 2, order: str = "top", mode: str = "uni
     checks.one_of("mode", mode, ("uniform", "zero", "mean"))
     key = f"{mode}/{order}"
     curve = results["mask_curve"][key]
-    if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k < len(curve):
-        raise ValueError(f"k must be an integer in [0, {len(curve) - 1}]; got {k!r}")
+    checks.int_between("k", k, 0, len(curve) - 1)
     fig, axes = figure(2, width=3.8, height=3.0)
     a0, a1 = axes[0]
     im = a0.imshow(r_h, cmap="viridis", vmin=0, vmax=1)
@@ -73,14 +72,12 @@ def plot_trace(results: dict, pool: str = "natural", example: int = 0, n_masked:
     """Trace viewer: one pool trace, each step coloured by its AIS when the ``n_masked`` heads of highest ``R_h``
     attend uniformly (default: the run's own number of top heads), with base and masked step losses."""
     ex = _pool(results, pool)["examples"]
-    if isinstance(example, bool) or not isinstance(example, int) or not 0 <= example < len(ex):
-        raise ValueError(f"example must be an integer in [0, {len(ex) - 1}]; got {example!r}")
+    checks.int_between("example", example, 0, len(ex) - 1)
     checks.one_of("form", form, ("relative", "absolute"))
     e = ex[example]
     by_k = e["ref_by_k"]
     n_masked = len(results["top_heads"]) if n_masked is None else n_masked
-    if isinstance(n_masked, bool) or not isinstance(n_masked, int) or not 0 <= n_masked < len(by_k):
-        raise ValueError(f"n_masked must be an integer in [0, {len(by_k) - 1}]; got {n_masked!r}")
+    checks.int_between("n_masked", n_masked, 0, len(by_k) - 1)
     vocab = tasks.Vocab(results["n_vars"])
     base_l, ref_l = by_k[0], by_k[n_masked]
     ais = influence(torch.tensor(ref_l, dtype=torch.float64), torch.tensor(base_l, dtype=torch.float64), form).numpy()

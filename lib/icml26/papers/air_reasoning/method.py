@@ -79,8 +79,7 @@ def top_heads(scores: torch.Tensor, delta: float | None = None, k: int | None = 
     if k is None:
         delta = checks.in_range("delta", delta, 0.0, 1.0, low_open=True)
         k = max(1, round(delta * total))
-    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= total:
-        raise ValueError(f"k must be an integer in [1, {total}]; got {k!r}")
+    checks.int_between("k", k, 1, total)
     order = torch.argsort(scores.flatten().cpu(), descending=True, stable=True)[:k]
     h = scores.shape[1]
     return [(int(i) // h, int(i) % h) for i in order]
@@ -315,8 +314,7 @@ def select_top_k(scores: torch.Tensor, k: int) -> torch.Tensor:
     checks.tensor("scores", scores, ndim=1, nonempty=False, finite=False)
     if scores.numel() == 0:
         raise ValueError("scores must score at least one sample; got an empty pool")
-    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= scores.numel():
-        raise ValueError(f"k (the selection budget) must be an integer in [1, pool size {scores.numel()}]; got {k!r}")
+    checks.int_between("k (the selection budget)", k, 1, scores.numel(), what="pool size")
     if not torch.isfinite(scores).all():
         raise ValueError("scores must be finite")
     return torch.argsort(scores, descending=True, stable=True)[:k]

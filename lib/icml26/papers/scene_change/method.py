@@ -181,8 +181,7 @@ def candidate_sets(P: torch.Tensor, s_max: int, top_k: int = 4, delta: int = 2, 
     skipping the anchor. Non-differentiable; batched tensor ops on ``P``'s device, no Python loop."""
     checks.tensor("P", P, ndim=3, dtype_kind="float")
     t_r = P.shape[-1]
-    if not isinstance(s_max, int) or isinstance(s_max, bool) or s_max < 1 or s_max > t_r:
-        raise ValueError(f"s_max (top-K candidates) must be an int in [1, {t_r}] (the reference length), got {s_max!r}")
+    checks.int_between("s_max (top-K candidates)", s_max, 1, t_r, what="the reference length")
     checks.positive_int("top_k", top_k)
     _check_msp(delta, l_max)
     return _candidate_sets(P, s_max, top_k, delta, l_max, use_msp)

@@ -117,9 +117,7 @@ def _check_config(config) -> None:
         checks.positive_int("config['nn']['patience']", nn_cfg["patience"])
     est = checks.config("config['est']", config["est"], required=("n_folds", "max_iter", "mlp_epochs"))
     _check_sizes("config['est']", est, ("max_iter", "mlp_epochs"))
-    if isinstance(est["n_folds"], bool) or not isinstance(est["n_folds"], int) or \
-            not 2 <= est["n_folds"] <= config["n_train"]:
-        raise ValueError(f"config['est']['n_folds'] must be an integer in [2, n_train]; got {est['n_folds']!r}")
+    checks.int_between("config['est']['n_folds']", est["n_folds"], 2, config["n_train"], what="n_train =")
     models = config["models"]
     if isinstance(models, (str, bytes)) or not isinstance(models, (list, tuple)) or \
             any(m not in MODEL_KINDS for m in models):
@@ -128,8 +126,7 @@ def _check_config(config) -> None:
     if config.get("real") is not None:
         real = checks.config("config['real']", config["real"], required=("table", "n_folds", "models"))
         checks.one_of("config['real']['table']", real["table"], tuple(D.REAL_TABLES))
-        if isinstance(real["n_folds"], bool) or not isinstance(real["n_folds"], int) or not 2 <= real["n_folds"] <= 20:
-            raise ValueError(f"config['real']['n_folds'] must be an integer in [2, 20]; got {real['n_folds']!r}")
+        checks.int_between("config['real']['n_folds']", real["n_folds"], 2, 20)
         if isinstance(real["models"], (str, bytes)) or any(m not in ("tabm", "gbdt", "plr", "knn")
                                                           for m in real["models"]):
             raise ValueError(f"config['real']['models'] must be among tabm, gbdt, plr, knn; got {real['models']!r}")

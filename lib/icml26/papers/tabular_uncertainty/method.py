@@ -76,8 +76,7 @@ def gbdt_uncertainty(X_train, y_train, X_query, n_folds: int = 5, max_iter: int 
     if Xq.ndim != 2 or Xq.shape[1] != X.shape[1]:
         raise ValueError(f"X_query must be (n_q, {X.shape[1]}); got {Xq.shape}")
     checks.array("X_query", Xq)
-    if isinstance(n_folds, bool) or not isinstance(n_folds, int) or not 2 <= n_folds <= X.shape[0]:
-        raise ValueError(f"n_folds must be an integer in [2, n]; got {n_folds!r}")
+    n_folds = checks.int_between("n_folds", n_folds, 2, X.shape[0], what="n =")
     checks.positive_int("max_iter", max_iter)
     checks.positive_number("delta", delta)
     checks.seed("seed", seed)

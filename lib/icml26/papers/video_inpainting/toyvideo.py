@@ -20,12 +20,9 @@ def make_videos(n_videos: int, frames: int = 8, size: int = 24, channels: int = 
     """Generate ``n_videos`` clips; every tensor is (B, F, ..., H, W). See the module docstring."""
     for name, v, lo in (("n_videos", n_videos, 1), ("frames", frames, 2), ("size", size, 8), ("channels", channels, 1),
                         ("max_speed", max_speed, 1)):
-        if isinstance(v, bool) or not isinstance(v, int) or v < lo:
-            raise ValueError(f"{name} must be an integer >= {lo}; got {v!r}")
-    if not (isinstance(hole, int) and 1 <= hole < size):
-        raise ValueError(f"hole must be an integer in [1, size); got {hole!r}")
-    if not (isinstance(sub_hole, int) and 0 <= sub_hole <= hole):
-        raise ValueError(f"sub_hole must be an integer in [0, hole]; got {sub_hole!r}")
+        checks.int_at_least(name, v, lo)
+    checks.int_between("hole", hole, 1, size - 1, what="size - 1 =")
+    checks.int_between("sub_hole", sub_hole, 0, hole, what="hole =")
     checks.nonnegative_number("alpha", alpha)
     checks.positive_number("k0", k0)
     if generator is not None and not isinstance(generator, torch.Generator):
