@@ -5,7 +5,7 @@ import numpy as np
 import torch
 from harness import Probe
 
-from icml26.papers.data_mixing import baselines, experiment, explore, fitting, method, skills
+from icml26.papers.data_mixing import baselines, experiment, explore, fitting, method, realdata, skills
 
 F64 = torch.float64
 P3 = {"b": [0.5, 0.8, 1.1], "c": [2.0, 3.0, 1.0], "A": [0.3, 0.2, 0.1], "a": [0.3, 0.4, 0.5], "E": [0.5, 0.4, 0.3],
@@ -22,6 +22,22 @@ DOM = skills.make_domains((0.6, 1.2), n_head=2, n_tail=5, dim=4, n_classes=3, se
 PARAMS = skills.init_mlps(2, 4, 3, 3, seed=0)
 W1 = skills.training_weights(DOM, np.array([[0.3, 0.7]]))
 CFG3 = {**experiment.CONFIGS["quick"], "n_head": 2, "n_tail": 5, "dim": 4, "n_classes": 3}
+
+
+def _real_table_path():
+    """A tiny loss table in the authors' CSV format (2 domains, 6 mixtures, one scale), written once."""
+    import tempfile
+    from pathlib import Path
+
+    path = Path(tempfile.gettempdir()) / "icml26_data_mixing_probe_table.csv"
+    rows = ["weight_a,weight_b,model_size,n_tokens,a_loss,b_loss"]
+    rows += [f"{w},{1 - w},1e8,1e9,{2 + w},{3 - w}" for w in (0.1, 0.2, 0.4, 0.5, 0.7, 0.9)]
+    path.write_text("\n".join(rows) + "\n")
+    return path
+
+
+def _real_table():
+    return realdata.load_loss_table(_real_table_path())
 
 
 def _tiny_config():
@@ -47,6 +63,20 @@ NAN_P3 = ("params", {**P3, "b": [float("nan"), 0.8, 1.1]}, "NaN exponent")
 BAD_DOM = ("dom", "domains", "not a SkillDomains")
 
 PROBES = [
+    # ---- real loss tables (a user path)
+    Probe(realdata.load_loss_table, valid=lambda: {"path": _real_table_path()},
+          extra=[("path", 3, "not a path"), ("path", "/nonexistent/table.csv", "missing file")]),
+    Probe(realdata.scales_of, valid=lambda: {"table": _real_table()},
+          extra=[("table", {"h": 1}, "incomplete table")]),
+    Probe(realdata.fit_real, valid=lambda: {"table": _real_table(), "laws": {"linear": baselines.LINEAR},
+                                            "scales": [(100.0, 1.0)], "train_frac": 0.7, "split_seed": 3,
+                                            "active": 0.1, "restarts": 1, "maxiter": 2, "seed": 0, "loss": "mse",
+                                            "device": "cpu"},
+          skip={"split_seed": "0 is a valid seed; -1 is probed by extra", "seed": "0 is valid; -1 by extra"},
+          extra=[("table", {"h": 1}, "incomplete table"), ("laws", {}, "no law"), ("seed", -1, "negative seed"),
+                 ("scales", [], "no scale"),
+                 ("scales", [(5.0, 5.0)], "a scale the table lacks"), ("scales", "ab", "text"),
+                 ("loss", "l1", "unknown loss"), ("split_seed", -1, "negative seed")]),
     # ---- fitting
     Probe(fitting.check_weights, valid=lambda: {"h": np.array([0.3, 0.7]), "K": 2, "atol": 1e-6},
           extra=[("h", [0.5, 0.6], "not summing to one"), ("h", np.ones((1, 1, 2)) / 2, "3-D"),

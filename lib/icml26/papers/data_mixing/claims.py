@@ -27,8 +27,25 @@ def _c2_fixture(r):
     return r["c2"]["max_abs_loss_diff_vs_slsqp"]
 
 
-def _c3_ratio(r):
-    return r["mre_ratio_ours_exp"]
+def _c3_best(r):
+    return r["mre_ratio_ours_best"]
+
+
+def _c3_vs(law):
+    def metric(r):
+        return r["mre_ratio_each"][law]
+    metric.__name__ = f"_c3_vs_{law}"
+    return metric
+
+
+_WHY_C3 = ("standard, seeds 0-2, held-out MRE (mean over the 4 scales, active h > 0.1): ours 14.1 / 13.2 / "
+           "13.3%, exp 13.0 / 11.4 / 12.4%, BiMix 14.1 / 13.2 / 13.3%, Shukor 13.9 / 13.9 / 13.2%, linear 12.8 / "
+           "11.1 / 12.1%: "
+           "the linear law is the best competitor on every seed, ours is level with BiMix (ratio 0.996-1.001) and "
+           "Shukor (0.95-1.02) and 7-18% worse than exp and linear. Every law sits at the ~13% noise floor of the toy "
+           "losses (C3_mre_abs), so the ranking is decided by noise the laws cannot fit; on the authors' real "
+           "SlimPajama table (not shipped, docs §2b) our law also loses to exp, Shukor and linear (0.87-0.93% "
+           "against 0.27-0.75%), with 4x restarts and 3x iterations changing its MRE by 0.01 points")
 
 
 def _c3_abs(r):
@@ -70,12 +87,12 @@ CLAIMS = [
           "rho(h_0, L_j) over j != 0 at widths 16 and 64",
           _c1_rho, ">=", {s: 0.9 for s in ALL}, kind="paper",
           paper_value="capacity competition explains cross-domain coupling (abstract)", source=SRC + " C1",
-          why={"standard": "standard, seeds 0-2: min rho = 0.9 / 0.7 / 0.2 (needs >= 0.9; 5 levels of h_0). The low "
-                           "value is always the easiest domain (alpha 1.8) at width 16, whose loss moves least with "
-                           "h_0 (relative range over the levels 0.23 / 0.24 / 0.13, against 0.69-0.96 for domain 1), "
-                           "so training noise reorders two or three of its five points; at width 64 rho >= 0.9 for "
-                           "every domain on every seed, and at width 16 domains 1-3 have rho >= 0.9 on every seed "
-                           "(re-measured by experiment._run_c1)"}),
+          why={"standard": "standard, seeds 0-2 (losses averaged over 2 init seeds, as at quick): min rho = 1.0 / "
+                           "1.0 / 0.6 (needs >= 0.9; 5 levels of h_0). On seed 2 the low value is the easiest domain "
+                           "(alpha 1.8) at width 16, whose loss moves least with h_0 (relative range over the levels "
+                           "0.23, against 0.36-0.96 for domains 0-3), so training noise reorders two of its five "
+                           "points; at width 16 the other domains and at width 64 every domain have rho = 1.0 on "
+                           "that seed (re-measured by experiment._run_c1(seed=2))"}),
     Claim("C1_width_helps",
           "at every mixture, every domain's loss is lower at width 64 than at width 4 (max ratio L(64)/L(4))",
           _c1_width, "<", {s: 1.0 for s in ALL}, kind="paper",
@@ -94,23 +111,44 @@ CLAIMS = [
           "held-out MRE (by mixture) of the 5K+1 law on measured toy losses is below 15% (loose ci check)",
           _c3_abs, "<", {"quick": 0.15}, kind="paper",
           paper_value="lower MRE than existing laws (abstract)", source=SRC + " C3 (quick margin)"),
-    Claim("C3_mre_vs_exp",
-          "held-out MRE of the 5K+1 law is at most 1.1x that of the exp law (K^2+K), mean over scales",
-          _c3_ratio, "<=", {"standard": 1.1, "full": 1.1}, kind="paper",
+    Claim("C3_mre_vs_best",
+          "held-out MRE of the 5K+1 law is lower than that of the best competing law (exp, BiMix, Shukor, "
+          "linear; ratio ours / min competitor, mean over scales)",
+          _c3_best, "<", {"standard": 1.0, "full": 1.0}, kind="paper",
           paper_value="lower MRE than existing laws with fewer parameters (abstract)", source=SRC + " C3",
-          why="standard, seeds 0-2: 5K+1 / exp held-out MRE = 1.05 / 1.24 / 1.05 (needs <= 1.1): the 5K+1 law's "
-              "MRE is 14.0 / 13.5 / 12.9% and the exp law's 13.3 / 10.9 / 12.4%, so on seed 1 the exp law (K^2+K = "
-              "30 parameters against 26) fits the held-out mixtures better; every law sits near the ~13% noise floor "
-              "of the toy losses (C3_mre_abs). The 1.1 margin is looser than the paper's 'lower' (issue 27)"),
+          why={"standard": _WHY_C3}),
+    Claim("C3_mre_vs_exp",
+          "held-out MRE of the 5K+1 law is lower than that of the exp law of Ye et al. (K^2+K) "
+          "(ratio below 1, mean over scales)",
+          _c3_vs("exp"), "<", {"standard": 1.0, "full": 1.0}, kind="paper",
+          paper_value="lower MRE than existing laws (abstract)", source=SRC + " C3",
+          why={"standard": _WHY_C3}),
+    Claim("C3_mre_vs_bimix",
+          "held-out MRE of the 5K+1 law is lower than that of BiMix (5K) "
+          "(ratio below 1, mean over scales)",
+          _c3_vs("bimix"), "<", {"standard": 1.0, "full": 1.0}, kind="paper",
+          paper_value="lower MRE than existing laws (abstract)", source=SRC + " C3",
+          why={"standard": _WHY_C3}),
+    Claim("C3_mre_vs_shukor",
+          "held-out MRE of the 5K+1 law is lower than that of Shukor et al.'s additive law (2K^2+5K) "
+          "(ratio below 1, mean over scales)",
+          _c3_vs("shukor"), "<", {"standard": 1.0, "full": 1.0}, kind="paper",
+          paper_value="lower MRE than existing laws (abstract)", source=SRC + " C3",
+          why={"standard": _WHY_C3}),
+    Claim("C3_mre_vs_linear",
+          "held-out MRE of the 5K+1 law is lower than that of the RegMix-style linear law "
+          "(ratio below 1, mean over scales)",
+          _c3_vs("linear"), "<", {"standard": 1.0, "full": 1.0}, kind="paper",
+          paper_value="lower MRE than existing laws (abstract)", source=SRC + " C3",
+          why={"standard": _WHY_C3}),
     Claim("C3_mre_abs",
           "held-out MRE of the 5K+1 law is at most 5%",
           _c3_abs, "<=", {"standard": 0.05, "full": 0.05}, kind="paper",
           paper_value="lower MRE than existing laws (abstract)", source=SRC + " C3",
-          why="standard, seeds 0-2: held-out MRE 14.0 / 13.5 / 12.9% (needs <= 5%). Seed 0: 14.0% for the 5K+1 "
-                        "law, and 13.2-14.0% for every law "
-                        "(exp 13.2%, linear 13.6%, Shukor 13.7%, BiMix 13.9%): the toy losses (2 init seeds, one "
-                        "finite-D data draw per mixture, 400 steps) carry ~13% noise that no law can fit; our pilot "
-                        "warned that training noise dominates at this size"),
+          why="standard, seeds 0-2: held-out MRE 14.1 / 13.2 / 13.3% (needs <= 5%). Seed 0: 14.1% for the 5K+1 "
+              "law and 12.8-14.1% for every law (linear 12.8%, exp 13.0%, Shukor 13.9%, BiMix 14.1%): the toy losses "
+              "(2 init seeds, one finite-D data draw per mixture, 400 steps) carry ~13% noise that no law can fit; "
+              "our pilot warned that training noise dominates at this size"),
     Claim("C4_noise_reduction_law",
           "at ample width and scarce data the law's h* gives the flattest-tailed domain the largest weight, "
           "h*_hard > 1/K > h*_easy (smallest of the three margins)",
@@ -123,7 +161,7 @@ CLAIMS = [
           why="standard, seeds 0-2: the best measured mixture's weight on the hardest domain minus 1/K = +0.197 / "
               "+0.326 / -0.020 (needs > 0): on seed 2 the best of the sweep's 50 Dirichlet mixtures gives it 0.18 "
               "against 1/K = 0.2, while the law's own optimum favours it on every seed (C4_noise_reduction_law "
-              "+0.188 / +0.193 / +0.192): the grid's argmin over 50 random mixtures of noisy losses is the weaker "
+              "+0.184 / +0.189 / +0.183): the grid's argmin over 50 random mixtures of noisy losses is the weaker "
               "test"),
     Claim("C4_shift_grows_as_D_shrinks",
           "the law's weight on the hardest domain is larger at the smaller D",
