@@ -117,6 +117,8 @@ PROBES = [
           extra=[("level", "pair", "unknown level"), ("channels", 2.5, "float channels")]),
     Probe(baselines.DenseSpecGNN, valid=lambda: {"channels": 4, "layers": 1, "out_dim": 1, "level": "node"},
           extra=[("level", "pair", "unknown level")]),
+    Probe(baselines.DenseLocal2GNN, valid=lambda: {"channels": 4, "layers": 1, "out_dim": 1, "level": "edge"},
+          extra=[("level", "pair", "unknown level"), ("channels", 1, "one channel")]),
     Probe(baselines.gcn_operator, valid=lambda: {"edge_index": _chain(), "num_nodes": 6},
           extra=[("edge_index", _chain().float(), "float edge_index"), ("edge_index", _chain()[:1], "one row"),
                  ("edge_index", _chain() + 10, "out-of-range node"), ("dtype", torch.int64, "an integer dtype"),

@@ -133,11 +133,36 @@ def test_hard_pairs_separation_pattern():
     assert res["2C3_C6"]["gin"] < 1e-9 and res["2C3_C6"]["spec"] < 1e-9
     assert res["2C3_C6"]["fspec_spd"] > 1e-3 and res["2C3_C6"]["fspec_adj"] > 1e-6
     assert res["rook_shrikhande"]["fspec_spd"] < 1e-9 and res["rook_shrikhande"]["fspec_adj"] < 1e-9
+    assert res["2C3_C6"]["local2"] > 1e-3 and res["rook_shrikhande"]["local2"] < 1e-9
+
+
+def test_local2_layer_matches_a_loop_over_pairs_and_is_equivariant():
+    torch.manual_seed(0)
+    adj, mask = gdata.to_dense_batch(gdata.erdos_renyi_graphs(2, (5, 7), seed=1))
+    adj = adj.double()
+    model = baselines.DenseLocal2GNN(6, 1, 1, "edge").double().eval()
+    layer = model.layers[0]
+    with torch.no_grad():
+        m2 = (mask.unsqueeze(1) & mask.unsqueeze(2)).unsqueeze(-1).double()
+        S = torch.randn(*adj.shape, 6, dtype=torch.float64) * m2
+        out = layer(S, adj, m2)
+        b, n = 0, adj.shape[1]
+        for u in range(n):
+            for v in range(n):
+                right = sum(S[b, u, w] for w in range(n) if adj[b, w, v] > 0)
+                left = sum(S[b, w, v] for w in range(n) if adj[b, u, w] > 0)
+                ref = torch.relu(layer.mlp((1 + layer.eps) * S[b, u, v] + layer.w_right(right + 0 * S[b, u, v])
+                                           + layer.w_left(left + 0 * S[b, u, v]))) * m2[b, u, v]
+                assert torch.allclose(out[b, u, v], ref, atol=1e-10)
+        perm = torch.randperm(n)
+        y = model(adj, mask)
+        yp = model(adj[:, perm][:, :, perm], mask[:, perm])
+    assert torch.allclose(y[:, perm][:, :, perm], yp, atol=1e-9)
 
 
 def test_baselines_shapes_and_bad_input():
     adj, mask = gdata.to_dense_batch(gdata.erdos_renyi_graphs(2, (4, 6), seed=0))
-    for cls in (baselines.DenseGIN, baselines.DenseSpecGNN):
+    for cls in (baselines.DenseGIN, baselines.DenseSpecGNN, baselines.DenseLocal2GNN):
         assert cls(8, 2, 3, "node")(adj, mask).shape == (2, adj.shape[1], 3)
         assert cls(8, 2, 1, "edge")(adj, mask).shape == (2, adj.shape[1], adj.shape[1], 1)
         with pytest.raises(ValueError):
@@ -242,7 +267,7 @@ def test_tiny_run_and_claim_metrics():
            "scalability": {**experiment.CONFIGS["quick"]["scalability"], "sizes": (100, 200), "reps": 1}}
     r = experiment.run(cfg, "cpu", 0)
     assert r["edge"]["hard_mae"]["gin"] >= 0.5 - 1e-6  # the 1-WL model predicts one value for C3 and C6 edges
-    assert set(r["counting"]["mae"]) == {"fspec", "gin", "spec"}
+    assert set(r["counting"]["mae"]) == {"fspec", "fspec_adj", "local2", "gin", "spec"}
     for c in claims.CLAIMS:
         if not c.id.startswith("F5"):
             assert np.isfinite(c.metric(r)), c.id
@@ -250,6 +275,17 @@ def test_tiny_run_and_claim_metrics():
         experiment.run({"sections": ("nope",)}, "cpu", 0)
     with pytest.raises(ValueError):
         experiment.run(cfg, "cpu", -1)
+
+
+def test_official_early_stopping_rule_stops_on_a_rising_validation_loss():
+    g = gdata.csbm(60, 3, 4.0, 0.5, feature_dim=4, seed=0)
+    masks = gdata.random_node_split(g.y, 0.3, 0.3, seed=0)
+    lap = experiment.normalized_laplacian(g.edge_index, g.num_nodes)
+    cfg = {"lr": 0.05, "weight_decay": 0.0, "epochs": 400, "patience": 5, "stopping": "official"}
+    _, _, ep = experiment.train_node_model(baselines.MLP(4, 64, 3, 0.0), g, lap, None, masks, cfg, 0)
+    assert 6 < ep < 400  # an overfitting MLP: the validation loss rises above its recent mean and training stops
+    with pytest.raises(ValueError, match="stopping"):
+        experiment.train_node_model(baselines.MLP(4, 8, 3), g, lap, None, masks, {**cfg, "stopping": "x"}, 0)
 
 
 def test_heterophily_section_small():

@@ -6,6 +6,9 @@ Counting / expressivity (dense padded batches, like :class:`~.method.DenseFSpecG
   the edge readout concatenates endpoint embeddings (``[h_u, h_v]``).
 * :class:`DenseSpecGNN`: the classical spectral GNN, ``h ← MLP((1+ε) h + U g(Λ) U^T W h)`` with a learned
   univariate filter ``g = MLP(λ)`` per channel: the diagonal restriction of FSpecGNN (Prop. 3.3).
+* :class:`DenseLocal2GNN`: Local 2-GNN (Zhang et al., ICLR 2024), the tier FSpecGNN is bounded by (Thm. 3.8):
+  ``h(u,v) ← MLP((1+ε) h(u,v) + W1 Σ_{w∈N(v)} h(u,w) + W2 Σ_{w∈N(u)} h(w,v))`` on the same atomic pair input
+  (non-edge / edge / diagonal) and with the same readouts as :class:`~.method.DenseFSpecGNN` (``pair_input="adj"``).
 
 Node classification (one sparse graph):
 
@@ -20,9 +23,9 @@ import torch
 from torch import nn
 
 from icml26 import checks
-from icml26.papers.fspec_gnn.method import FSpecLite, GATLayer, _check_batch, padded_eigh
+from icml26.papers.fspec_gnn.method import DenseFSpecGNN, FSpecLite, GATLayer, _check_batch, padded_eigh
 
-__all__ = ["DenseGIN", "DenseSpecGNN", "MLP", "GCN", "GAT", "spectral_baseline", "gcn_operator"]
+__all__ = ["DenseGIN", "DenseSpecGNN", "DenseLocal2GNN", "MLP", "GCN", "GAT", "spectral_baseline", "gcn_operator"]
 
 
 def _mlp(d_in, d, d_out):
@@ -105,6 +108,40 @@ class DenseSpecGNN(_DenseNodeModel):
             z = U @ (g * (U.transpose(-1, -2) @ torch.relu(self.lins[k](h)) * m))
             h = torch.relu(self.mlps[k]((1 + self.eps[k]) * h + z)) * m
         return h
+
+
+class _Local2Layer(nn.Module):
+    """One Local 2-GNN update on a batched pair tensor ``S (B, n, n, d)`` (dense einsums, no loop over pairs)."""
+
+    def __init__(self, channels):
+        super().__init__()
+        self.w_right = nn.Linear(channels, channels, bias=False)  # Σ_{w ∈ N(v)} h(u, w)
+        self.w_left = nn.Linear(channels, channels, bias=False)   # Σ_{w ∈ N(u)} h(w, v)
+        self.mlp = _mlp(channels, channels, channels)
+        self.eps = nn.Parameter(torch.zeros(1))
+
+    def forward(self, S, a, m2):
+        right = torch.einsum("buwd,bwv->buvd", S, a)
+        left = torch.einsum("buw,bwvd->buvd", a, S)
+        return torch.relu(self.mlp((1 + self.eps) * S + self.w_right(right) + self.w_left(left))) * m2
+
+
+class DenseLocal2GNN(DenseFSpecGNN):
+    """Local 2-GNN with atomic pair input (non-edge / edge / diagonal) and FSpecGNN's readouts; no spectrum used."""
+
+    def __init__(self, channels: int = 32, layers: int = 2, out_dim: int = 1, level: str = "node"):
+        super().__init__(channels, layers, out_dim, level, pair_input="adj")
+        self.layers = nn.ModuleList(_Local2Layer(channels) for _ in range(layers))
+
+    def embed_pairs(self, adj, mask, spectrum=None):
+        _check_batch(adj, mask)
+        dtype = self.embed.weight.dtype
+        m2 = (mask.unsqueeze(1) & mask.unsqueeze(2)).unsqueeze(-1).to(dtype)
+        a = adj.to(dtype)
+        S = self.pair_features(adj, mask) * m2
+        for layer in self.layers:
+            S = layer(S, a, m2)
+        return S
 
 
 # ----------------------------------------------------------------------------------------------- node classification

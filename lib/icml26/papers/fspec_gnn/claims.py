@@ -48,12 +48,16 @@ def wl_models_gap_2c3(r):
 
 
 def fspec_gap_2c3(r):
-    return r["expressivity"]["2C3_C6"]["fspec_spd"]
+    """Relative readout gap of FSpecGNN with atomic (adjacency) pair input: the filter's own separation."""
+    return r["expressivity"]["2C3_C6"]["fspec_adj"]
 
 
 def fspec_gap_rook(r):
     e = r["expressivity"]["rook_shrikhande"]
-    return max(e["fspec_spd"], e["fspec_adj"])
+    return max(e[k] for k in ("fspec_spd", "fspec_adj", "local2") if k in e)
+
+
+FSPEC = "fspec_adj"  # the counting claims use FSpecGNN on atomic pair input, the information every model gets
 
 
 def _count(r, model, task):
@@ -61,24 +65,33 @@ def _count(r, model, task):
 
 
 def tri_ratio_gin(r):
-    return _count(r, "fspec", "triangle") / _count(r, "gin", "triangle")
+    return _count(r, FSPEC, "triangle") / _count(r, "gin", "triangle")
+
+
+def c4_ratio_gin(r):
+    return _count(r, FSPEC, "cycle4") / _count(r, "gin", "cycle4")
 
 
 def tri_ratio_spec(r):
-    return _count(r, "fspec", "triangle") / _count(r, "spec", "triangle")
+    return _count(r, FSPEC, "triangle") / _count(r, "spec", "triangle")
+
+
+def local2_ratio_max(r):
+    """The larger of FSpec MAE / Local 2-GNN MAE over the counting tasks (1 = the same error)."""
+    return max(_count(r, FSPEC, t) / _count(r, "local2", t) for t in r["counting"]["tasks"])
 
 
 def fspec_tri_mae(r):
-    return _count(r, "fspec", "triangle")
+    return _count(r, FSPEC, "triangle")
 
 
 def fspec_c4_mae(r):
-    return _count(r, "fspec", "cycle4")
+    return _count(r, FSPEC, "cycle4")
 
 
 def gin_over_fspec_min(r):
     """The smaller of MPNN MAE / FSpec MAE over the counting tasks."""
-    return min(_count(r, "gin", t) / _count(r, "fspec", t) for t in r["counting"]["tasks"])
+    return min(_count(r, "gin", t) / _count(r, FSPEC, t) for t in r["counting"]["tasks"])
 
 
 def gin_hard_edge_mae(r):
@@ -86,7 +99,7 @@ def gin_hard_edge_mae(r):
 
 
 def fspec_hard_edge_mae(r):
-    return r["edge"]["hard_mae"]["fspec"]
+    return r["edge"]["hard_mae"][FSPEC]
 
 
 def _acc(r, m):
@@ -107,6 +120,11 @@ def lite_minus_cheb_low_h(r):
     return float(np.mean((_acc(r, "fspec_cheb") - _acc(r, "chebnet"))[h <= 0.2]))
 
 
+def lite_minus_mlp_low_h(r):
+    h = np.asarray(r["heterophily"]["homophily"])
+    return float(np.mean((_acc(r, "fspec_cheb") - _acc(r, "mlp"))[h <= 0.2]))
+
+
 def time_ratio(r):
     return r["scalability"]["time_ratio"]
 
@@ -114,6 +132,20 @@ def time_ratio(r):
 def dense_pair_gb(r):
     return r["scalability"]["dense_pair_gb"]
 
+
+LOCAL2_WHY = {"standard": "at this budget (2 layers, 32 channels, 150 epochs, 300 graphs) FSpec's counting error "
+                          "sits 1.3-1.75x above Local 2-GNN's on development seeds 100/101 (triangles 1.31/1.74, "
+                          "4-cycles 1.73/1.55), close to the 2x margin; a seed above it is this gap, not a failure "
+                          "to train (both models reach MAE < 0.025, GIN 0.05-0.10)"}
+F5C_WHY = {"standard": "the pair branch adds little over ChebNet on a CSBM: both models see the same features and "
+                        "filters, and a learned polynomial (high-pass) filter already uses the class-mixing pattern of "
+                        "random heterophily; development seed 100 (official training) gave +0.4 pts at h=0.05 and "
+                        "+0.8 at h=0.2 with σ(α) 0.37 / 0.24, within the spread of the earlier patience-stopped runs "
+                        "(-0.59, -0.70, -0.14 on seeds 0-2)"}
+F5D_WHY = {"standard": "at h=0.2 (C=4) a neighbour is less likely to share the node's class than a random node "
+                        "(0.2 < 0.25), so propagation mixes in near-noise and the graph-free MLP wins there: "
+                        "development seed 100 gave FSpec-lite 42.4% vs MLP 49.3% at h=0.2 but 55.5% vs 49.3% "
+                        "at h=0.05, where the graph is informative"}
 
 SRC_ALG = "abstract; Prop. 3.3; docs/papers/fspec_gnn.md §3.1 (full-spectrum convolution, separable filters)"
 SRC_EXP = "Thm. 3.8 (FSpecGNN ≤ Local 2-GNN, > 1-WL); Figure 1 caption"
@@ -137,49 +169,68 @@ CLAIMS = [
           basis_invariance_err, "<", _t(1e-8), kind="check", paper_value="permutation equivariance", source=SRC_ALG),
     Claim("F2a_wl_models_blind", "a classical spectral GNN and GIN (constant input) give equal readouts on 2C3 vs C6",
           wl_models_gap_2c3, "<", _t(1e-6), kind="check", paper_value="1-WL bound", source=SRC_EXP),
-    Claim("F2a_fspec_separates", "a randomly initialised 2-layer FSpecGNN (SPD input) separates 2C3 from C6 "
-          "(relative readout difference)", fspec_gap_2c3, ">", _t(1e-2),
-    kind="paper", paper_value="beyond 1-WL", source=SRC_EXP),
-    Claim("F2b_fspec_below_2fwl", "FSpecGNN gives equal readouts on the 4x4 rook graph and the Shrikhande graph "
-          "(SPD and adjacency input)", fspec_gap_rook, "<", _t(1e-6),
-    kind="check", paper_value="≤ Local 2-GNN", source=SRC_EXP),
-    Claim("F3_tri_vs_mpnn", "node-level triangle counting: FSpec test MAE ≤ 0.5 × MPNN (GIN) MAE",
-          tri_ratio_gin, "<=", {"standard": 0.5, "full": 0.5},
+    Claim("F2a_fspec_separates", "a randomly initialised 2-layer FSpecGNN on atomic pair input (non-edge / edge / "
+          "diagonal, no shortest paths) separates 2C3 from C6 (relative readout difference), where the 1-WL models "
+          "give equal readouts to 1e-16", fspec_gap_2c3, ">", _t(1e-6),
+          kind="check", paper_value="beyond 1-WL (Thm. 3.8)", source=SRC_EXP),
+    Claim("F2b_fspec_below_2fwl", "FSpecGNN (SPD and atomic input) and Local 2-GNN give equal readouts on the 4x4 "
+          "rook graph and the Shrikhande graph", fspec_gap_rook, "<", _t(1e-6),
+          kind="check", paper_value="≤ Local 2-GNN", source=SRC_EXP),
+    Claim("F3_tri_vs_mpnn", "node-level triangle counting, every model on adjacency-only input: FSpec test MAE below "
+          "the MPNN's (GIN): ratio ≤ 0.75 (quick), ≤ 0.5 (standard, full)", tri_ratio_gin, "<=",
+          {"quick": 0.75, "standard": 0.5, "full": 0.5},
           kind="paper", paper_value="Local 2-GNN tier vs MPNN 1-2 orders worse",
-          source="counting benchmark (official logs)"),
-    Claim("F3_tri_vs_spectral", "node-level triangle counting: FSpec test MAE ≤ 0.5 × classical spectral GNN MAE",
-          tri_ratio_spec, "<=", {"standard": 0.5, "full": 0.5},
+          source="abstract (substructure counting); official logs"),
+    Claim("F3_c4_vs_mpnn", "node-level 4-cycle counting, adjacency-only input: FSpec test MAE ≤ 0.5 × MPNN (GIN) MAE",
+          c4_ratio_gin, "<=", {"standard": 0.5, "full": 0.5},
+          kind="paper", paper_value="Local 2-GNN tier vs MPNN 1-2 orders worse",
+          source="abstract (substructure counting); official logs"),
+    Claim("F3_tri_vs_spectral", "node-level triangle counting: FSpec test MAE ≤ 0.5 × classical spectral GNN MAE "
+          "(the diagonal restriction, same input)", tri_ratio_spec, "<=", _t(0.5),
           kind="paper", paper_value="classical spectral GNN ≤ 1-WL",
           source="counting benchmark; Prop. 3.3"),
-    Claim("F3_tri_mae", "FSpec node-level triangle MAE (std-normalised counts)", fspec_tri_mae, "<=",
-          {"standard": 0.05, "full": 3 * 0.0032}, kind="paper", paper_value="0.0032 (cycle3, v)",
-          source="official result.count logs"),
-    Claim("F3_c4_mae", "FSpec node-level 4-cycle MAE (std-normalised counts)", fspec_c4_mae, "<=",
-          {"standard": 0.08, "full": 3 * 0.0089}, kind="paper", paper_value="0.0089 (cycle4, v)",
+    Claim("F3_local2_tier", "FSpec matches the Local 2-GNN tier on counting: FSpec MAE ≤ 2 × Local 2-GNN MAE on "
+          "every task (same atomic pair input, layers, width, budget)", local2_ratio_max, "<=",
+          {"standard": 2.0, "full": 2.0}, kind="paper", paper_value="as expressive as Local 2-GNN; same error tier",
+          source="abstract; Thm. 3.8; our margin for 'same tier'", why=LOCAL2_WHY),
+    Claim("F3_tri_mae", "FSpec node-level triangle MAE (std-normalised counts, adjacency-only input)",
+          fspec_tri_mae, "<=", {"standard": 0.05, "full": 3 * 0.0032}, kind="paper",
+          paper_value="0.0032 (cycle3, v; SPD input)", source="official result.count logs"),
+    Claim("F3_c4_mae", "FSpec node-level 4-cycle MAE (std-normalised counts, adjacency-only input)", fspec_c4_mae,
+          "<=", {"standard": 0.08, "full": 3 * 0.0089}, kind="paper", paper_value="0.0089 (cycle4, v; SPD input)",
           source="official result.count logs"),
     Claim("F3_mpnn_gap", "the MPNN (GIN) is at least 3x worse than FSpec on every counting task",
           gin_over_fspec_min, ">=", {"full": 3.0}, kind="paper", paper_value="1-2 orders of magnitude",
           source="abstract (substructure counting); our margin, docs/papers/fspec_gnn.md §5"),
-    Claim("F4_mpnn_blind", "edge-level triangle counts on 2C3 / C6: the MPNN (concatenated endpoints) has MAE ≥ 0.25",
+    Claim("F4_mpnn_blind", "edge-level triangle counts on 2C3 / C6: the MPNN (concatenated endpoints) has MAE ≥ 0.25 "
+          "(forced: 1-WL gives both graphs' edges one value, true counts 1 and 0)",
           gin_hard_edge_mae, ">=", _t(0.25), kind="check", paper_value="1-WL bound", source=SRC_EXP),
-    Claim("F4_fspec_counts", "edge-level triangle counts on 2C3 / C6: FSpec reaches MAE ≤ 0.1",
-          fspec_hard_edge_mae, "<=", _t(0.1),
-    kind="paper", paper_value="cycle3 e: 0.0031", source="official result.count logs"),
+    Claim("F4_fspec_counts", "edge-level triangle counts on 2C3 / C6, adjacency-only input: trained FSpec reaches "
+          "MAE ≤ 0.1 (the MPNN is stuck at 0.5)", fspec_hard_edge_mae, "<=", _t(0.1),
+          kind="paper", paper_value="cycle3 e: 0.0031", source="official result.count logs"),
     Claim("F5a_contains_chebnet", "CSBM homophily sweep: FSpec-lite(Cheb) ≥ ChebNet − 1 pt on average",
           lite_minus_cheb_mean, ">=", {"standard": -1.0, "full": -1.0}, kind="paper", paper_value="contains ChebNet",
           source="abstract (diagonal case); docs/papers/fspec_gnn.md §3.3"),
     Claim("F5b_beats_gcn_low_h", "CSBM at h ≤ 0.2: FSpec-lite(Cheb) beats GCN by ≥ 10 accuracy points",
           lite_minus_gcn_low_h, ">=", {"standard": 10.0, "full": 10.0}, kind="paper", paper_value="heterophily benefit",
           source="abstract (heterophilic benchmarks); our margin",
-          why="at h=0.2 (random heterophily, C=4) neighbours are nearly uninformative (1/C = 0.25), so "
-                        "the margin over GCN is only what keeping the node's own features buys: standard seed 0 gave "
-                        "FSpec-lite 45.0% vs GCN 36.7% (+8.3 pts); at h=0.05 the margin is +18.3 pts (57.8 vs 39.5)"),
+          why={"standard": "at h=0.2 (random heterophily, C=4) a neighbour shares the node's class with "
+                            "probability 0.2, below the 0.25 of a random node, so the graph carries almost no "
+                            "class signal and the margin over GCN is what keeping the node's own features buys: "
+                            "development seed 100 (official training) gave +6.6 pts at h=0.2 (42.4 vs 35.8) but "
+                            "+15.0 at h=0.05 (55.5 vs 40.5)"}),
     Claim("F5c_beats_chebnet_low_h", "CSBM at h ≤ 0.2: FSpec-lite(Cheb) beats ChebNet (mean accuracy difference)",
-          lite_minus_cheb_low_h, ">", {"full": 0.0},
+          lite_minus_cheb_low_h, ">", {"standard": 0.0, "full": 0.0},
           kind="paper", paper_value="FSpec > spectral baselines (directional)",
-          source="abstract (heterophilic benchmarks); direction only"),
-    Claim("F6_linear_time", "FSpec-lite epoch time grows near-linearly: t(4n)/t(n) ≤ 6 at fixed average degree",
-          time_ratio, "<=", _t(6.0), kind="paper", paper_value="O(K |E| C)",
+          source="abstract (heterophilic benchmarks); direction only", why=F5C_WHY),
+    Claim("F5d_beats_mlp_low_h", "CSBM at h ≤ 0.2: FSpec-lite(Cheb) beats a graph-free MLP (mean accuracy difference)",
+          lite_minus_mlp_low_h, ">", {"standard": 0.0, "full": 0.0},
+          kind="paper", paper_value="strong on heterophilic graphs (implied: uses the graph)",
+          source="abstract (heterophilic benchmarks); direction only", why=F5D_WHY),
+    # A wall-clock ratio: not checked at quick, where CI times it beside other jobs (1.4-5.5 measured there).
+    Claim("F6_linear_time", "FSpec-lite epoch time grows near-linearly: t(4n)/t(n) ≤ 6 at fixed average degree "
+          "(a cost guard: sparse products are linear in |E| by construction)",
+          time_ratio, "<=", _t(6.0, ("standard", "full")), kind="check", paper_value="O(K |E| C)",
           source="abstract (scalable); docs/papers/fspec_gnn.md §3.3"),
     Claim("F6_dense_memory", "a dense pair tensor at n=2000, d=16 needs ≥ 0.25 GB (why the lite form is needed)",
           dense_pair_gb, ">=", _t(0.25), kind="check", paper_value="O(n^2 d) memory",

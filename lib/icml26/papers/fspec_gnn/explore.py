@@ -160,13 +160,14 @@ def plot_counting(results: dict):
     tasks = results["counting"]["tasks"]
     models = list(mae)
     x = np.arange(len(tasks))
+    w = 0.8 / max(1, len(models))
     for k, m in enumerate(models):
-        ax[0, 0].bar(x + 0.25 * k, [mae[m][t] for t in tasks], 0.25, label=m)
-    ax[0, 0].set_xticks(x + 0.25, tasks)
+        ax[0, 0].bar(x + w * k, [mae[m][t] for t in tasks], w, label=m)
+    ax[0, 0].set_xticks(x + w * (len(models) - 1) / 2, tasks)
     ax[0, 0].set(ylabel="test MAE (std-normalised)", title="F3 node-level counting", yscale="log")
     ax[0, 0].legend()
     hm = results["edge"]["hard_mae"]
-    ax[0, 1].bar(list(hm), list(hm.values()), color=["#1f5fa8", "#7a7a7a"][: len(hm)])
+    ax[0, 1].bar(list(hm), list(hm.values()), color=["#1f5fa8", "#7a7a7a", "#8fb3de", "#c47b2b"][: len(hm)])
     ax[0, 1].axhline(0.25, color="r", ls="--", lw=1)
     ax[0, 1].set(ylabel="MAE (raw counts)", title="F4 edge triangles on 2C3 / C6")
     return fig

@@ -426,11 +426,12 @@ class FSpecLite(nn.Module):
         return self.lin2(h)
 
     def propagate(self, h, lap, edge_index):
-        """``P2 (I + σ(α) Att_W) P1 h`` (no MLP, no softmax)."""
+        """``P2 (I + σ(α) Att_W) P1 h`` (no MLP, no softmax); in training, dropout ``dprate`` before P1 and P2."""
         h = nn.functional.dropout(h, self.dprate, self.training)
         h = self.prop1(h, lap)
         if self.use_pair:
             h = h + self.pair_weight() * self.gat(h, edge_index)
+        h = nn.functional.dropout(h, self.dprate, self.training)  # the official code drops out before both filters
         return self.prop2(h, lap)
 
     def forward(self, x, lap, edge_index):
