@@ -161,13 +161,29 @@ def test_data_generators():
 
 def test_claim_metrics_on_a_fake_result():
     p1 = {m: {k: {"acc": a, "fpr": 0.1, "acc_per_rep": [a] * 5} for k, a in (("0", 0.86), ("1", acc), ("1.5", acc))}
-          for m, acc in (("base_clean", 0.86), ("base", 0.78), ("spn", 0.84), ("lr_p1", 0.83), ("lr_p2", 0.80))}
-    res = {"p1": p1}
+          for m, acc in (("base_clean", 0.86), ("base", 0.78), ("spn", 0.84), ("lr_p1", 0.83), ("lr_p2", 0.80),
+                         ("strategic_lr_p1", 0.82), ("strategic_lr_p2", 0.857), ("spn_half_r", 0.80),
+                         ("spn_double_r", 0.81), ("spn_wrong_cost", 0.79))}
+    p2 = {"spn_p2_iterated": {k: {"acc": 0.83, "fpr": 0.1, "acc_per_rep": [0.83] * 5} for k in ("1", "1.5")}}
+    res = {"p1": p1, "p2": p2}
     assert claims.s1_drop(res) == pytest.approx(0.08)
     assert claims.s2_gain(res) == pytest.approx(0.06)
     assert claims.s2_gap(res) == pytest.approx(0.02)
     assert claims.s3_no_harm(res) == pytest.approx(0.0)
     assert claims.s5_beats_classical(res) == 1.0
+    assert claims.s5_vs_strongest_p2(res) == pytest.approx(0.83 - 0.857)  # the strategic LR wins under P2
+    assert claims.s7_misspec_budget(res) == pytest.approx(0.02)
+    assert claims.s7_misspec_cost(res) == pytest.approx(0.01)
+
+
+def test_wrong_cost_reverses_mutable_costs():
+    from icml26.papers.strategic_pfn import experiment
+
+    c = data.default_costs(6, 3)
+    w = experiment.wrong_cost(c)
+    assert torch.equal(w[:3], c[:3].flip(0)) and torch.isinf(w[3:]).all()
+    with pytest.raises(ValueError, match="cost"):
+        experiment.wrong_cost(torch.ones(2, 3))
 
 
 def test_value_errors():
@@ -203,19 +219,54 @@ def test_experiment_smoke_all_branches():
         pfn=dict(d_max=8, d_model=16, n_layers=1, n_heads=2, d_ff=32, steps=3, batch_size=4, n_ctx=(16, 32),
                  n_qry=8, lr=1e-3, prior_weights=(0.5, 0.5), time_limit=None),
         data=dict(d=6, n_mutable=3, n_ctx=32, n_test=40, reps=2, separation=1.1, anisotropy=4.0),
-        budgets=[0.0, 1.0], classical=["lr"], p2_budgets=[1.5], rounds=2, misspecified=True,
+        budgets=[0.0, 1.0, 1.5], classical=["lr"], p2_budgets=[1.0, 1.5], rounds=2, misspecified=True,
         ctx_sweep=dict(n_ctx=[16, 32], budget=1.0),
         real=dict(name="breast_cancer", reps=1, n_ctx=64, budget=1.0, classical=["lr"]),
+        credit=dict(reps=2, n_ctx=32, n_test=40, budget=1.0, classical=["lr"]),
         stochastic=dict(pis=[0.5, 1.0], budget=1.0),
     )
     res = experiment.run(cfg, "cpu", 0)
-    assert set(res["p1"]["spn"]) == {"0", "1"} and "lr_p2" in res["p1"] and "spn_double_r" in res["p1"]
+    assert set(res["p1"]["spn"]) == {"0", "1", "1.5"} and "lr_p2" in res["p1"] and "spn_double_r" in res["p1"]
+    assert "strategic_lr_p1" in res["p1"] and "spn_wrong_cost" in res["p1"] and "spn" in res["credit"]
     assert res["p1"]["spn"]["0"]["acc"] == res["p1"]["base"]["0"]["acc"]  # S3 by construction
     assert len(res["ctx_sweep"]["spn_gap"]) == 2 and set(res["stochastic"]) == {"0.5", "1"}
     for c in claims.CLAIMS:
-        if c.id not in ("S2_spn_gain", "S2_spn_near_clean"):  # these read r = 1.5 too
-            assert isinstance(float(c.metric(res)), float)
+        assert isinstance(float(c.metric(res)), float)
     with pytest.raises(ValueError, match="seed"):
         experiment.run(cfg, "cpu", -1)
     with pytest.raises(ValueError, match="config"):
         experiment.run({"pfn": {}}, "cpu", 0)
+
+
+def test_line_search_lands_at_the_boundary_of_a_nonlinear_rule():
+    """Issue 34: the line search used to jump to the next grid point (up to r/8 past the boundary)."""
+    g = torch.Generator().manual_seed(5)
+    X = torch.randn(2, 400, 2, generator=g)
+    cost = torch.tensor([1.0, math.inf])
+
+    def rule(x):  # monotone in the one mutable feature, boundary at x0 = 0.4; not linear
+        return 10 * (x[..., 0] - 0.4) ** 3
+
+    got = method.best_response(rule, X, cost, 1.5, method="line", margin=1e-3)
+    moved = (got != X).any(-1)
+    assert moved.sum() > 50
+    assert (rule(got)[moved] >= 0).all()
+    overshoot = got[..., 0][moved] - 0.4
+    assert overshoot.max() <= 0.01, f"agents overshoot the boundary by up to {overshoot.max():.3f}"
+    # every agent within budget of the boundary moves
+    assert torch.equal(moved, (X[..., 0] < 0.4) & (0.4 - X[..., 0] <= 1.5 - 1e-3))
+
+
+def test_surrogate_fit_is_not_biased_by_clipped_logits():
+    """Issue 34: clamping far-off logits at +-8 tilted the fitted line, so closed-form movers missed."""
+    g = torch.Generator().manual_seed(6)
+    X = torch.randn(2, 500, 3, generator=g)
+    w = torch.tensor([[12.0, -4.0, 2.0], [6.0, 9.0, -3.0]])
+    b = torch.tensor([-9.0, -5.0])
+    cost = torch.tensor([1.0, 3.0, math.inf])
+    w2, b2 = method.fit_linear_surrogate(X, _score(w, b)(X))
+    torch.testing.assert_close(w2, w, atol=1e-2, rtol=1e-2)
+    torch.testing.assert_close(b2, b, atol=1e-2, rtol=1e-2)
+    ref = method.linear_best_response(X, w, b, cost, 1.0)
+    got = method.best_response(_score(w, b), X, cost, 1.0, method="surrogate")
+    assert torch.equal((got != X).any(-1), (ref != X).any(-1)), "surrogate responses miss movers"

@@ -12,7 +12,13 @@ See docs/papers/strategic_pfn.md §2-§5.
    SPN with budget ``r/2`` and ``2r``, LR / HistGBDT / MLP (responses to ``h_0`` and to themselves),
    and the strategic (threshold-shifted) LR (responses to itself);
 4. protocol **P2** (test agents respond to the rule being evaluated): one-shot and iterated SPN;
-5. optionally a context-size sweep (S4) and the breast-cancer table (S5, real data).
+5. optionally a context-size sweep (S4), the breast-cancer table (S5, real data) and the synthetic
+   non-linear ``credit_like`` table (S5_credit);
+6. with ``misspecified``, SPN built with a wrong budget (r/2, 2r) and a wrong cost (:func:`wrong_cost`).
+
+Every strategy-aware comparison is made within one protocol: under P1 the strategic LR is scored on
+the same responses to ``h_0`` as SPN (``strategic_lr_p1``); under P2 each rule faces responses to itself
+(``*_p2`` in ``p1``, and ``p2``'s SPN rows, on the same test rows).
 
 All PFN work is batched over the ``reps`` tasks on ``device``.
 """
@@ -47,19 +53,32 @@ CONFIGS = {
         classical=["lr", "hgb", "mlp"], misspecified=True, p2_budgets=[1.0, 1.5], rounds=3,
         ctx_sweep=dict(n_ctx=[64, 128, 256, 512], budget=1.0),
         real=dict(name="breast_cancer", reps=5, n_ctx=256, budget=1.0),
+        credit=dict(reps=5, n_ctx=256, n_test=2000, budget=1.0),
     ),
     "full": dict(
-        pfn=dict(d_max=8, d_model=256, n_layers=6, n_heads=8, d_ff=512, steps=20000, batch_size=128,
-                 n_ctx=(32, 544), n_qry=64, lr=3e-4, prior_weights=(0.5, 0.5), time_limit=240),
+        pfn=dict(d_max=8, d_model=256, n_layers=6, n_heads=8, d_ff=512, steps=10000, batch_size=128,
+                 n_ctx=(32, 544), n_qry=64, lr=3e-4, prior_weights=(0.5, 0.5), time_limit=None),
         data=dict(d=6, n_mutable=3, n_ctx=256, n_test=4000, reps=5, separation=1.1, anisotropy=4.0),
         budgets=[0.0, 0.5, 1.0, 1.5, 2.0], response="line", cross_fit=4, agents=dict(pi=1.0, random_budget=False),
         classical=["lr", "hgb", "mlp"], misspecified=True, p2_budgets=[1.0, 1.5], rounds=3,
         ctx_sweep=dict(n_ctx=[64, 128, 256, 512], budget=1.0),
         real=dict(name="breast_cancer", reps=5, n_ctx=256, budget=1.0),
+        credit=dict(reps=5, n_ctx=256, n_test=2000, budget=1.0),
         stochastic=dict(pis=[0.25, 0.5, 1.0], budget=1.5),
     ),
 }
 
+
+FULL_ESTIMATE = """Sizing of ``CONFIGS["full"]`` for one H200 (an estimate: no GPU was available to measure it).
+
+Pretraining: one step is 128 tasks x ~350 tokens on average (n_ctx ~ U[32, 544] + 64 queries) = ~45k tokens; a
+pre-LN layer of width 256 (d_ff 512) costs ~16 d^2 = 1.05 MFLOP per token forward plus ~0.3 MFLOP of attention,
+so 6 layers x 3 (forward + backward) = ~24 MFLOP per token, ~1.1 TFLOP per step. At an effective 50 TFLOP/s (bf16,
+small matrices) that is ~22 ms per step, so 10k steps take ~220 s and the cosine schedule runs to its end
+(``time_limit=None``: issue 34 found the earlier 20k steps cut at 240 s, mid-schedule). Evaluation: the standard
+run spends most of its CPU time in PFN forwards of the responses; the full model is ~400x the FLOPs of the
+standard one, ~1-2 min on the GPU. Total: ~5-6 min, under the 10 minute bound.
+"""
 
 PFN_KEYS = ("d_max", "d_model", "n_layers", "n_heads", "d_ff", "steps", "batch_size", "n_ctx", "n_qry", "lr",
             "prior_weights")
@@ -88,6 +107,16 @@ def _check_eval_inputs(model, task, seed) -> None:
     if not isinstance(task, data.StrategicTask):
         raise TypeError(f"task must be a StrategicTask; got {type(task).__name__}")
     checks.seed("seed", seed)
+
+
+def wrong_cost(cost: torch.Tensor) -> torch.Tensor:
+    """A misspecified cost model: the finite (mutable) costs in reverse order, immutable ones kept."""
+    if not isinstance(cost, torch.Tensor) or cost.ndim != 1 or not cost.numel():
+        raise ValueError(f"cost must be a non-empty tensor of shape (d,); got {getattr(cost, 'shape', cost)!r}")
+    out = cost.clone()
+    mut = torch.isfinite(cost)
+    out[mut] = cost[mut].flip(0)
+    return out
 
 
 def _key(r: float) -> str:
@@ -187,6 +216,10 @@ def evaluate_budgets(model: TinyPFN, task: data.StrategicTask, config: dict, see
                     a2 = method.Agents(float(r) * f, ag["pi"], ag["random_budget"])
                     xs, ys = method.strategic_context(src, x_ctx, y_ctx, cost, a2, g, method=resp, cross_fit=cf)
                     _record(out, tag, r, method.pfn_rule(model, xs, ys)(x_m), y_te)
+                # wrong cost: SPN simulates the context with the mutable features' costs in reverse order
+                xs, ys = method.strategic_context(src, x_ctx, y_ctx, wrong_cost(cost), agents, g, method=resp,
+                                                  cross_fit=cf)
+                _record(out, "spn_wrong_cost", r, method.pfn_rule(model, xs, ys)(x_m), y_te)
             for n, rule in rules.items():
                 _record(out, f"{n}_clean", r, clean_scores[n], y_te)
                 _record(out, f"{n}_p1", r, rule(x_m), y_te)
@@ -195,6 +228,7 @@ def evaluate_budgets(model: TinyPFN, task: data.StrategicTask, config: dict, see
                 _record(out, f"{n}_p2", r, rule(x_self), y_te)
             if "lr" in rules:
                 slr = baselines.strategic_lr(rules["lr"], cost, float(r))
+                _record(out, "strategic_lr_p1", r, slr(x_m), y_te)  # P1: the agents' responses to h_0
                 x_self = method.linear_best_response(x_te, slr.w.to(dev), slr.b.to(dev), cost,
                                                      agents.draw(x_te.shape[:2], g, dev))
                 _record(out, "strategic_lr_p2", r, slr(x_self), y_te)
@@ -257,6 +291,7 @@ def run(config: dict, device="cpu", seed: int = 0) -> dict:
     bar = progress.StageBar(["pretrain PFN", "evaluate budgets"] + (["P2 rounds"] if config.get("p2_budgets") else [])
                             + (["context sweep"] if config.get("ctx_sweep") else [])
                             + (["real data"] if config.get("real") else [])
+                            + (["credit table"] if config.get("credit") else [])
                             + (["stochastic agents"] if config.get("stochastic") else []), desc="strategic_pfn")
     bar.next("pretrain PFN")
     model, info = pretrain_pfn(config["pfn"], device, seed)
@@ -291,6 +326,14 @@ def run(config: dict, device="cpu", seed: int = 0) -> dict:
                            **evaluate_budgets(model, t, config, seed, budgets=[real["budget"]],
                                               classical=real.get("classical", ["lr", "hgb"]),
                                               misspecified=False)}
+    credit = config.get("credit")
+    if credit:
+        bar.next("credit table")
+        t = data.credit_like(credit["reps"], credit["n_ctx"], credit["n_test"], seed=4000 + seed, device=device)
+        results["credit"] = {"name": "credit_like", "budget": credit["budget"],
+                             **evaluate_budgets(model, t, config, seed, budgets=[credit["budget"]],
+                                                classical=credit.get("classical", ["lr", "hgb"]),
+                                                misspecified=False)}
     stoch = config.get("stochastic")
     if stoch:
         bar.next("stochastic agents")

@@ -181,7 +181,8 @@ def linear_best_response(X: torch.Tensor, w: torch.Tensor, b: torch.Tensor, cost
 
 def fit_linear_surrogate(X: torch.Tensor, logits: torch.Tensor, ridge: float = 1e-3, clip: float = 8.0):
     """Weighted least squares ``logit ~ w.x + b`` per task, weights ``p(1-p) + 0.01`` (near-boundary rows
-    count most), logits clipped to ``[-clip, clip]``. Returns ``w (R, d)``, ``b (R,)`` (float32)."""
+    count most); rows with ``|logit| > clip`` are left out (clamped only if fewer than ``d + 2`` remain).
+    Returns ``w (R, d)``, ``b (R,)`` (float32)."""
     X = _check_rows("X", X)
     _check_labels("logits", logits, X.shape[:2])
     checks.nonnegative_number("ridge", ridge)
@@ -190,9 +191,16 @@ def fit_linear_surrogate(X: torch.Tensor, logits: torch.Tensor, ridge: float = 1
 
 
 def _fit_linear_surrogate(X: torch.Tensor, logits: torch.Tensor, ridge: float = 1e-3, clip: float = 8.0):
-    z = logits.double().clamp(-clip, clip)
+    # Rows with |logit| > clip are left out of the fit rather than clamped: a clamped far-off row pulls the
+    # line towards a flat logit and tilts it (issue 34: 1.8% of closed-form movers missed the boundary).
+    # A task with fewer than d + 2 rows inside the clip falls back to clamping, so the fit stays defined.
+    z = logits.double()
+    inside = z.abs() <= clip
+    few = inside.sum(-1, keepdim=True) < X.shape[-1] + 2
+    inside = inside | few
+    z = z.clamp(-clip, clip)
     p = torch.sigmoid(z)
-    wt = p * (1 - p) + 0.01
+    wt = (p * (1 - p) + 0.01) * inside
     A = torch.cat([X.double(), torch.ones_like(z)[..., None]], -1)
     Aw = A * wt[..., None]
     G = Aw.transpose(1, 2) @ A + ridge * torch.eye(A.shape[-1], dtype=A.dtype, device=A.device)
@@ -207,12 +215,15 @@ ScoreFn = Callable[[torch.Tensor], torch.Tensor]
 
 def best_response(score_fn: ScoreFn, X: torch.Tensor, cost: torch.Tensor, budget, method: str = "line",
                   surrogate_X: torch.Tensor | None = None, margin: float = 1e-3, n_grid: int = 8,
-                  steps: int = 50, lr: float = 0.05, kappa: float = 4.0) -> torch.Tensor:
+                  steps: int = 50, lr: float = 0.05, kappa: float = 4.0, n_bisect: int = 10,
+                  tol: float = 1e-3) -> torch.Tensor:
     """Best responses of agents at ``X`` to the black-box rule ``score_fn >= 0`` (§3.2).
 
     ``surrogate``: closed form for a linear surrogate fitted to ``score_fn`` on ``surrogate_X`` (default
     ``X``), kept only where the true rule then accepts. ``line``: additionally searches distances
-    ``{closed form} U {k r / n_grid}`` along the surrogate direction and takes the cheapest accepted one.
+    ``{closed form} U {k r / n_grid}`` along the surrogate direction, takes the cheapest accepted one and
+    bisects (up to ``n_bisect`` halvings, to ``tol``) between it and the rejected candidate before it, so
+    that movers land about ``margin`` (at most ``margin + tol``) past the true boundary along that direction.
     ``gradient``: Adam on ``x'`` maximising ``r^2/2 * sigmoid(kappa * score) - cost`` through ``score_fn``
     (which must then be differentiable), projected back to ``x`` unless accepted within budget.
     Agents already accepted, or with no accepted point within budget, stay where they are.
@@ -224,6 +235,8 @@ def best_response(score_fn: ScoreFn, X: torch.Tensor, cost: torch.Tensor, budget
     cost = _check_cost(cost, d)
     checks.one_of("method", method, RESPONSES)
     checks.int_at_least("n_grid", n_grid, 1)
+    checks.int_at_least("n_bisect", n_bisect, 0)
+    checks.positive_number("tol", tol)
     if surrogate_X is not None:
         _check_rows("surrogate_X", surrogate_X)
         if surrogate_X.shape[0] != R or surrogate_X.shape[-1] != d:
@@ -259,6 +272,23 @@ def best_response(score_fn: ScoreFn, X: torch.Tensor, cost: torch.Tensor, budget
         first = torch.where(ok, torch.arange(K, device=X.device), K).min(-1).values
         moves = ok.any(-1)
         dist = cand.gather(-1, first.clamp_max(K - 1)[..., None]).squeeze(-1)
+        if method == "line" and K > 1:
+            # the first accepted grid point can lie up to r / n_grid past the boundary (issue 34: 0.18 at
+            # r = 1.5): bisect between it and the rejected candidate before it, keeping an accepted distance
+            lo = torch.where(first > 0, cand.gather(-1, (first - 1).clamp(0, K - 1)[..., None]).squeeze(-1),
+                             torch.zeros_like(dist))
+            hi = dist
+            for _ in range(n_bisect):
+                if not bool((moves & (hi - lo > tol)).any()):
+                    break
+                mid = 0.5 * (lo + hi)
+                acc = score_fn(X + mid[..., None] * u[:, None, :]) >= 0
+                hi, lo = torch.where(acc, mid, hi), torch.where(acc, lo, mid)
+            # land ``margin`` past the bracketed boundary (never further than the accepted candidate), as the
+            # closed form does for a linear rule, unless the true rule rejects that point
+            land = torch.minimum(dist, hi + margin)
+            keep = score_fn(X + land[..., None] * u[:, None, :]) >= 0
+            dist = torch.where(keep, land, hi)
         return X + torch.where(moves, dist, torch.zeros_like(dist))[..., None] * u[:, None, :]
 
 
