@@ -241,6 +241,7 @@ EXEMPT = {
     "icml26.checks.instance": "a validator: its argument is the value under test (see tests/test_checks.py)",
     "icml26.checks.generator": "a validator: its argument is the value under test (see tests/test_checks.py)",
     "icml26.checks.int_at_least": "a validator: its argument is the value under test (see tests/test_checks.py)",
+    "icml26.checks.int_between": "a validator: its argument is the value under test (see tests/test_checks.py)",
     "icml26.viz.use_style": "takes no argument",
     "icml26.widgets.is_headless": "takes no argument",
     "icml26.serve.free_port": "takes no argument",
