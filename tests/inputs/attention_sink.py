@@ -6,7 +6,7 @@ import torch
 from harness import Probe
 
 from icml26.nn.attention import attention
-from icml26.papers.attention_sink import baselines, corpus, experiment, explore, method
+from icml26.papers.attention_sink import backcopy, baselines, corpus, experiment, explore, method
 
 DT = torch.float64
 NAN = float("nan")
@@ -127,13 +127,22 @@ PROBES = [
                                               "device": "cpu"},
           extra=[("data", torch.rand(100), "float bytes"), ("data", torch.zeros(4, 50, dtype=torch.long), "2-D"),
                  ("context", 500, "longer than data"), ("context", 1, "one position"), NOT_GEN]),
+    Probe(backcopy.backcopy_stream, valid=lambda: {"n": 200, "vocab": 16, "n_triggers": 2, "fanout": 3, "seed": 0},
+          extra=[("n", 8, "too short"), ("vocab", 300, "over 256"), ("n_triggers", 16, "all triggers"),
+                 ("fanout", 17, "more successors than symbols")]),
+    Probe(backcopy.emergence_curve, valid=lambda: {"steps": 2, "every": 1, "seed": 0, "d_model": 8, "n_heads": 2,
+                                                   "n_layers": 1, "lr": 1e-3, "batch": 2, "context": 20,
+                                                   "sink_from": 4, "device": "cpu", "on_point": None},
+          extra=[("context", 5, "shorter than sink_from + 2"), ("on_point", 3, "not callable")]),
     # ---- experiment
     Probe(experiment.train_lm, valid=lambda: {"model": _model(), "data": _bytes(), "steps": 2, "batch": 2, "lr": 1e-3,
                                               "lam": 0.1, "shared": 0, "generator": _g(), "weight_decay": 0.01,
-                                              "warmup": 0.05, "clip": 1.0, "log_every": 1},
+                                              "warmup": 0.05, "clip": 1.0, "log_every": 1, "schedule": "constant",
+                                              "on_log": None},
           extra=[NOT_MODEL, ("data", torch.rand(100), "float bytes"), ("data", _bytes(5), "shorter than context"),
                  ("generator", None, "no generator"), ("shared", 3, "more than H-2"), ("warmup", 1.5, "above 1"),
-                 ("lr", 0.0, "zero learning rate")]),
+                 ("lr", 0.0, "zero learning rate"), ("schedule", "linear", "unknown schedule"),
+                 ("on_log", 3, "not callable")]),
     Probe(experiment.zero_first_value_loss, valid=lambda: {"model": _model(), "idx": _idx()},
           extra=[NOT_MODEL, FLOAT_IDX, LONG_IDX, BIG_IDX]),
     Probe(experiment.evaluate, valid=lambda: {"model": _model(), "idx": _idx(), "sink_from": 2, "ablation": True,

@@ -103,7 +103,7 @@ def _check_config(config: dict) -> dict:
 
 
 def _check_train(model, data, steps, batch, lr, lam, shared, generator, weight_decay, warmup, clip,
-                 log_every) -> None:
+                 log_every, schedule="cosine", on_log=None) -> None:
     if not isinstance(model, TinyGPT):
         raise TypeError(f"model must be a TinyGPT; got {type(model).__name__}")
     checks.tensor("data", data, ndim=1, dtype_kind="int")
@@ -120,6 +120,9 @@ def _check_train(model, data, steps, batch, lr, lam, shared, generator, weight_d
     checks.probability("warmup", warmup)
     checks.positive_number("clip", clip)
     checks.positive_int("log_every", log_every)
+    checks.one_of("schedule", schedule, ("cosine", "constant"))
+    if on_log is not None and not callable(on_log):
+        raise TypeError(f"on_log must be a callable (step, model) or None; got {type(on_log).__name__}")
 
 
 def _check_device_seed(device, seed) -> None:
@@ -142,19 +145,25 @@ def _optimizer(params_named, lr: float, wd: float) -> torch.optim.Optimizer:
 
 def train_lm(model: TinyGPT, data: torch.Tensor, *, steps: int, batch: int, lr: float, lam: float = 0.0,
              shared: int = 0, generator: torch.Generator, weight_decay: float = 0.01, warmup: float = 0.05,
-             clip: float = 1.0, log_every: int = 10, params_named=None) -> dict:
-    """Train ``model`` with ``LM + lam * aux`` (docs/papers/attention_sink.md §3.4); warm-up then cosine
-    learning rate; returns history.
+             clip: float = 1.0, log_every: int = 10, params_named=None, schedule: str = "cosine",
+             on_log=None) -> dict:
+    """Train ``model`` with ``LM + lam * aux`` (docs/papers/attention_sink.md §3.4); warm-up then a cosine
+    (or, with ``schedule="constant"``, a constant) learning rate; returns history.
 
     The history logs, every ``log_every`` steps, the LM loss and the CV / mean importance measured on the
-    training batch (from the same forward pass, so it costs nothing extra).
+    training batch (from the same forward pass, so it costs nothing extra); ``on_log(step, model)``, when given,
+    is called at the same steps (after the update; e.g. a held-out measurement, :func:`.backcopy.emergence_curve`).
     """
-    _check_train(model, data, steps, batch, lr, lam, shared, generator, weight_decay, warmup, clip, log_every)
+    _check_train(model, data, steps, batch, lr, lam, shared, generator, weight_decay, warmup, clip, log_every,
+                 schedule, on_log)
     device = next(model.parameters()).device
     opt = _optimizer(params_named if params_named is not None else model.named_parameters(), lr, weight_decay)
     n_warm = max(1, int(warmup * steps))
-    sched = torch.optim.lr_scheduler.LambdaLR(
-        opt, lambda s: min((s + 1) / n_warm, 0.5 * (1 + math.cos(math.pi * min(1.0, s / steps)))))
+
+    def decay(s):
+        return 1.0 if schedule == "constant" else 0.5 * (1 + math.cos(math.pi * min(1.0, s / steps)))
+
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min((s + 1) / n_warm, decay(s)))
     hist = {"step": [], "loss": [], "cv": [], "mean_imp": []}
     model.train()
     trainable = [p for g in opt.param_groups for p in g["params"]]
@@ -172,6 +181,9 @@ def train_lm(model: TinyGPT, data: torch.Tensor, *, steps: int, batch: int, lr: 
                 hist["loss"].append(float(lm))
                 hist["cv"].append(float(_layer_cv(imp).mean()))
                 hist["mean_imp"].append(float(imp.mean()))
+            if on_log is not None:
+                on_log(step, model)
+                model.train()
     model.eval()
     return hist
 
