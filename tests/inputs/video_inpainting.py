@@ -5,10 +5,10 @@ import functools
 import torch
 from harness import Probe
 
-from icml26.papers.video_inpainting import baselines, experiment, explore, method, toyvideo
+from icml26.papers.video_inpainting import baselines, experiment, explore, flowest, method, toyvideo
 
 TINY = dict(n_videos=1, noise_seeds=1, frames=4, size=8, channels=1, hole=3, sub_hole=1, T=20, steps=3,
-            uniform_lams=[0.5], post_hoc_lam=0.5, long_k=2, controller=experiment.TSI)
+            flows="estimated", uniform_lams=[0.5], post_hoc_lam=0.5, long_k=2, controller=experiment.TSI)
 
 
 def _clip():
@@ -78,6 +78,28 @@ PROBES = [
           extra=[("fallback", torch.zeros(1, 4, 1, 8, 7), "fallback of the wrong shape"),
                  ("valid", torch.ones(1, 4, 4, 8, 8), "valid of the wrong rank"),
                  ("padding", "wrap", "unknown padding")]),
+    # ---- flow estimation
+    Probe(flowest.block_match,
+          valid=lambda: {"img_a": _clip()["known"][:, 0], "known_a": 1 - _clip()["mask"][:, 0],
+                         "img_b": _clip()["known"][:, 1], "known_b": 1 - _clip()["mask"][:, 1], "max_disp": 2,
+                         "radius": 2, "min_support": 0.5, "padding": "periodic"},
+          extra=[("img_b", torch.zeros(1, 1, 8, 7), "frame of the wrong width"),
+                 ("known_a", torch.ones(1, 2, 8, 8), "two-channel observed map"),
+                 ("max_disp", 4, "search window larger than the frame"), ("radius", 0, "zero radius"),
+                 ("min_support", 1.5, "support above 1"), ("padding", "wrap", "unknown padding")]),
+    Probe(flowest.estimate_flows, valid=lambda: {"known": _clip()["known"], "mask": _clip()["mask"], "max_disp": 2,
+                                                 "radius": 2, "min_support": 0.5, "padding": "periodic"},
+          extra=[("known", torch.zeros(1, 1, 1, 8, 8), "one frame"), ("mask", torch.zeros(1, 4, 1, 8, 7),
+                                                                           "mask of the wrong width"),
+                 ("known", torch.zeros(4, 1, 8, 8), "a 4-D clip"), ("padding", "wrap", "unknown padding")]),
+    Probe(flowest.compose_all_pairs, valid=lambda: {"fwd": torch.ones(1, 3, 2, 8, 8), "bwd": -torch.ones(1, 3, 2, 8, 8),
+                                                    "padding": "periodic"},
+          extra=[("bwd", torch.ones(1, 2, 2, 8, 8), "bwd with fewer hops"), ("fwd", torch.ones(1, 3, 3, 8, 8),
+                                                                             "three flow channels"),
+                 ("padding", "wrap", "unknown padding")]),
+    Probe(flowest.all_pairs_valid, valid=lambda: {"flows": _clip()["flows"], "padding": "periodic"},
+          extra=[("flows", torch.zeros(1, 4, 3, 2, 8, 8), "not square in frames"),
+                 ("flows", torch.zeros(1, 4, 4, 2, 8), "flows of the wrong rank"), ("padding", "wrap", "unknown")]),
     # ---- toy world
     Probe(toyvideo.make_videos, valid=lambda: {"n_videos": 1, "frames": 3, "size": 8, "channels": 1, "hole": 3,
                                                "sub_hole": 1, "alpha": 3.0, "k0": 1.0, "max_speed": 1,
@@ -93,7 +115,9 @@ PROBES = [
           extra=[("seed", -1, "negative seed"), ("seed", 1.5, "float seed"), ("config", {"steps": 3}, "incomplete"),
                  ("config", {**TINY, "n_videos": 0}, "no video"), ("config", {**TINY, "T": 0}, "no diffusion step"),
                  ("config", {**TINY, "hole": 8}, "hole as large as the frame"),
-                 ("config", {**TINY, "colour": 1}, "unknown key"), ("config", [1], "not a mapping")]),
+                 ("config", {**TINY, "colour": 1}, "unknown key"),
+                 ("config", {**TINY, "flows": "raft"}, "unknown flows"), ("config", [1], "not a mapping")]),
+    Probe(experiment.oracle, valid=lambda: {"d": _data()}, extra=[("d", {"video": 1}, "incomplete setup dict")]),
     Probe(experiment.sample, valid=lambda: {"d": _data(), "steps": 3},
           extra=[("steps", 2.5, "float steps"), ("z_T", torch.zeros(1, 4, 1, 8, 7), "noise of the wrong shape"),
                  ("z_T", torch.full((1, 4, 1, 8, 8), float("nan")), "NaN noise"), ("d", {}, "not a setup dict")]),

@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from icml26.papers.video_inpainting import baselines, experiment, method
+from icml26.papers.video_inpainting import baselines, experiment, flowest, method
 from icml26.papers.video_inpainting.toyvideo import make_videos
 from icml26.render.warp import compose_flows, fb_valid, warp, warp_video
 
@@ -126,7 +126,7 @@ def test_uniform_frontier_interpolates_and_clamps():
 
 
 TINY = dict(n_videos=1, noise_seeds=1, frames=6, size=12, channels=1, hole=5, sub_hole=2, T=40, steps=10,
-            uniform_lams=[0.5], post_hoc_lam=0.5, long_k=2, controller={"norm": "variance"})
+            flows="estimated", uniform_lams=[0.5], post_hoc_lam=0.5, long_k=2, controller={"norm": "variance"})
 
 
 def test_calibrate_trigger_uses_development_seeds_and_its_rule():
@@ -148,3 +148,56 @@ def test_tsi_raster_never_fires_on_anchors():
     experiment.sample(d, 10, c)
     r = c.trigger_raster()
     assert not r[:, :, c.is_anchor.cpu()].any() and r.any()
+
+
+def test_block_match_recovers_an_integer_shift_up_to_its_subpixel_fit():
+    """A masked frame pair shifted by (2, -1): the integer part is exact where the patch is observed, the parabola
+    fit moves it by less than half a pixel, and unobserved pixels take the pair's median (confidence 0)."""
+    g = torch.Generator().manual_seed(0)
+    a = torch.randn(2, 1, 16, 16, generator=g)
+    a = (a + a.roll(1, -1) + a.roll(1, -2)) / 3                        # a little spatial correlation
+    b = a.roll((1, 2), (-2, -1))                                       # b(p + (2, 1)) = a(p): u^{a->b} = (2, 1)
+    ka = torch.ones(2, 1, 16, 16)
+    ka[:, :, 4:12, 4:12] = 0                                           # a hole larger than the patch
+    flow, conf = flowest.block_match(a, ka, b, torch.ones_like(ka), max_disp=2, radius=2)
+    true = torch.tensor([2.0, 1.0]).view(1, 2, 1, 1)
+    assert (flow - true).abs().max() < 0.5 and (flow - true).abs().mean() < 0.2
+    assert conf[:, :, 8, 8].eq(0).all() and conf[:, :, 0, 0].eq(1).all()
+    assert not torch.equal(flow, true.expand_as(flow))                 # sub-pixel fit: an estimate, not the oracle
+
+
+def test_compose_all_pairs_of_constant_steps_and_estimated_flows():
+    v = torch.tensor([1.0, -2.0]).view(1, 1, 2, 1, 1).expand(1, 4, 2, 8, 8).contiguous()
+    fl = flowest.compose_all_pairs(v, -v, padding="periodic")
+    for a in range(5):
+        for b in range(5):
+            assert torch.allclose(fl[:, a, b], (b - a) * v[:, 0], atol=1e-5)
+    assert flowest.all_pairs_valid(fl, padding="periodic").min() == 1
+    d = make_videos(2, frames=6, size=16, hole=6, sub_hole=2, generator=torch.Generator().manual_seed(1))
+    est = flowest.estimate_flows(d["known"], d["mask"])
+    err = (est["flows"] - d["flows"]).norm(dim=3)
+    assert 0 < float(err.mean()) < 0.25 and est["valid"].mean() > 0.9
+
+
+def test_estimated_setting_feeds_every_method_and_keeps_exact_metrics():
+    d = experiment.setup(TINY, "cpu", 0)
+    assert not torch.equal(d["flows"], d["flows_true"]) and d["flow_epe"] > 0
+    o = experiment.oracle(d)
+    assert torch.equal(o["flows"], d["flows_true"]) and o["flow_epe"] == 0
+    m = experiment.metrics(d, d["video"], 2)
+    assert m["e_warp"] < 1e-10                                         # metrics measure with the exact flows
+    ex = experiment.setup(dict(TINY, flows="exact"), "cpu", 0)
+    assert torch.equal(ex["flows"], ex["flows_true"]) and torch.equal(ex["z_T_warped"], o["z_T_warped"])
+
+
+def test_block_match_without_wrap_finds_the_shift_inside_the_frame():
+    """padding="border": shifted copies come from a padded frame, and outside the frame counts as unobserved."""
+    g = torch.Generator().manual_seed(1)
+    a = torch.randn(1, 1, 20, 20, generator=g)
+    a = (a + a.roll(1, -1) + a.roll(1, -2)) / 3
+    b = a.roll((-1, 1), (-2, -1))                                      # u^{a->b} = (+1, -1) away from the wrap
+    ones = torch.ones(1, 1, 20, 20)
+    flow, conf = flowest.block_match(a, ones, b, ones, max_disp=2, radius=2, padding="border")
+    inner = (slice(None), slice(None), slice(5, 15), slice(5, 15))
+    true = torch.tensor([1.0, -1.0]).view(1, 2, 1, 1)
+    assert (flow[inner] - true).abs().max() < 0.5 and conf[inner].eq(1).all()

@@ -1,7 +1,7 @@
 """Plotting functions for the notebooks' explorers (matplotlib only).
 
-Each explorer runs one small clip (8 frames of 24 x 24, 20 DDIM steps, the exact Gaussian-prior denoiser) so a
-slider move redraws in about a second on a CPU.
+Each explorer runs one small clip (8 frames of 24 x 24, 20 DDIM steps, the exact Gaussian-prior denoiser, flows
+estimated from the masked frames as in the recorded runs) so a slider move redraws in about a second on a CPU.
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from icml26.papers.video_inpainting import experiment
 from icml26.render.warp import warp_video
 from icml26.viz import PALETTE, figure
 
-_SMALL = dict(n_videos=1, noise_seeds=1, frames=8, size=24, channels=1, hole=10, sub_hole=4, T=200, steps=20)
+_SMALL = dict(n_videos=1, noise_seeds=1, frames=8, size=24, channels=1, hole=10, sub_hole=4, T=200, steps=20,
+              flows="estimated")
 _TAU, _RHO = experiment.TRIGGER["quick"]["tau"], experiment.TRIGGER["quick"]["rho"]
 
 
@@ -34,7 +35,7 @@ def plot_flicker(method: str = "tsi", frame: int = 3, lam_max: float = 0.6, tau:
     if method != "plain":
         ctrl = experiment.controller(d, method, norm="variance", tau=tau, rho=_RHO, lam_max=lam_max, lam=lam_max)
     y = experiment.sample(d, _SMALL["steps"], ctrl)
-    w = warp_video(y[:, frame + 1], d["flows"][:, frame, frame + 1], padding="periodic")
+    w = warp_video(y[:, frame + 1], d["flows_true"][:, frame, frame + 1], padding="periodic")
     flick = ((y[:, frame] - w).abs() * d["mask"][:, frame])[0, 0]
     fig, axes = figure(4, 1, width=2.4, height=2.5)
     panels = [d["video"][0, frame, 0], d["known"][0, frame, 0], y[0, frame, 0], flick]

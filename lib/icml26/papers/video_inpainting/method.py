@@ -7,7 +7,7 @@ Per sampling step (steps A-F of that section):
   B  motion-aligned deviation D^f = sum_g ||Omega (x0^f - W_{f<-g} x0^g)||^2 / (sum ||Omega||_1 + e) over
      g = f +- 1, Omega = m^f V^{f,g}, normalised by the median over frames: D~ = D / (median_f D + e);
   C  leaky risk R^f <- beta R^f + max(0, D~^f - tau), accumulated inside the step window only (R = 0 before
-     it); trigger iff R^f > rho inside that window; tau is calibrated per scale (experiment.calibrate_tau);
+     it); trigger iff R^f > rho inside that window; tau is calibrated per scale (experiment.calibrate_trigger);
   D  sparse anchors (every S-th frame and the last), sampled without correction, EMA references a~;
   E  reference r^f = sum_h w_h V W_{f<-h} z^h / (sum_h w_h V + e) over neighbours and the two nearest
      anchors, w_h = exp(-|f-h|/l) (x kappa_A for anchors);

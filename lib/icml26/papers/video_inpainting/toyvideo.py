@@ -11,7 +11,7 @@ import torch
 
 from icml26 import checks
 from icml26.diffusion import grf_spectrum, sample_grf
-from icml26.render.warp import compose_flows
+from icml26.papers.video_inpainting.flowest import compose_all_pairs
 
 
 def make_videos(n_videos: int, frames: int = 8, size: int = 24, channels: int = 1, hole: int = 10,
@@ -68,13 +68,9 @@ def make_videos(n_videos: int, frames: int = 8, size: int = 24, channels: int = 
     seen_f = seen[bidx, idx_y, idx_x] > 0
     recoverable = mask & seen_f
     never = mask & ~seen_f
-    # exact flows u^{f->f+1} = v, composed to all pairs (exact on the torus for integer motion)
-    step = vt.to(dtype).view(B, 2, 1, 1).expand(B, 2, H, H).contiguous()
-    flows = torch.zeros(B, Fn, Fn, 2, H, H, dtype=dtype)
-    for a in range(Fn):
-        for b in range(a + 1, Fn):
-            flows[:, a, b] = compose_flows(flows[:, a, b - 1], step, padding="periodic") if b > a + 1 else step
-            flows[:, b, a] = -flows[:, a, b]
+    # exact flows u^{f->f+1} = v, u^{f+1->f} = -v, composed to all pairs (exact on the torus for integer motion)
+    step = vt.to(dtype).view(B, 1, 2, 1, 1).expand(B, Fn - 1, 2, H, H).contiguous()
+    flows = compose_all_pairs(step, -step, padding="periodic")
     m = mask.unsqueeze(2).to(dtype)
     return {
         "video": video.to(device), "mask": m.to(device), "known": ((1 - m) * video).to(device),
