@@ -1,10 +1,13 @@
 """Bad-input probes of DAG (icml26.papers.dag_tsfx): layers, method, baselines, data, experiment and explore."""
 
+import tempfile
+from pathlib import Path
+
 import numpy as np
 import torch
 from harness import Probe
 
-from icml26.papers.dag_tsfx import baselines, data, experiment, explore, layers, method
+from icml26.papers.dag_tsfx import baselines, data, experiment, explore, layers, method, tune
 
 T, F = 24, 6
 SMALL = {"d_model": 8, "d_ff": 16, "n_heads": 2, "e_layers": 1, "patch_len": 12, "stride": 12, "dropout": 0.0}
@@ -20,9 +23,13 @@ A2 = torch.softmax(torch.randn(2, 1, 3, 3, generator=torch.Generator().manual_se
 torch.manual_seed(0)
 DAG_MODEL = method.DAG(T, F, 1, 2, **SMALL).eval()
 EXAMPLE = explore.forecast_example(DAG_MODEL, WIN, 0)
-TINY = {"n_steps": 200, "seq_len": T, "pred_len": F, "epochs": 1, "batch": 64, "lr": 1e-3, "patience": 1, "beta": 0.1,
+TINY = {"n_steps": 200, "seq_len": T, "pred_len": F, "epochs": 1, "batch": 64, "patience": 1, "beta": 0.1,
         "train_stride": 8, "model": {k: v for k, v in SMALL.items() if k != "e_layers"}, "baselines": [],
+        "hparams": {"DAG": {"lr": 1e-3, "alpha": 0.5}, "DLinear": {"lr": 1e-3}},
         "irrelevant_baselines": [], "ablations": [], "seasonal": False}
+CSV = Path(tempfile.mkdtemp(prefix="dag_tsfx_probe_")) / "tsfx.csv"
+CSV.write_text("date,load,price\n" + "".join(f"{i},{np.sin(i):.4f},{np.cos(i):.4f}\n" for i in range(120)))
+RIDGE_A = torch.randn(8, 3, generator=torch.Generator().manual_seed(2), dtype=torch.float64)
 SIZES = {"seq_len": T, "pred_len": F, "n_endo": 1, "n_exo": 2}
 NO_EXO = {"n_exo": "0 covariates is a valid input of the endogenous-only baselines; -1 is probed by extra"}
 NEG_EXO = ("n_exo", -1, "negative")
@@ -86,7 +93,19 @@ PROBES = [
           skip=NO_EXO, extra=[NEG_EXO]),
     Probe(baselines.make_model, valid=lambda: {"name": "DLinear", **SIZES}, skip=NO_EXO,
           extra=[NEG_EXO, ("name", "ARIMA", "unknown model")]),
+    Probe(baselines.ridge_features, valid=lambda: {"win": WIN, "hist_exo": True, "future": True},
+          extra=[("win", {"x": WIN["x"]}, "no y_exo"), ("win", {**WIN, "x": WIN["x"][0]}, "2-D x")]),
+    Probe(baselines.ridge_solve, valid=lambda: {"a": RIDGE_A, "y": RIDGE_A[:, :2] * 2, "lam": 1.0},
+          extra=[("y", RIDGE_A[:5, :2], "row mismatch"), ("lam", 0.0, "zero penalty")]),
+    Probe(baselines.ridge_reference, valid=lambda: {"wins": WINS, "lambdas": (1.0, 10.0), "hist_exo": True,
+                                                    "future": True},
+          extra=[("wins", {"train": WINS["train"]}, "no val/test"), ("lambdas", (), "no penalty"),
+                 ("lambdas", (1.0, -1.0), "negative penalty")]),
     # ---- data
+    Probe(data.load_tsfx_csv, valid=lambda: {"path": CSV, "target": None, "date_col": "date", "exo": None},
+          extra=[("path", CSV.with_name("none.csv"), "missing file"), ("target", "cost", "unknown column"),
+                 ("exo", ["price"], "the target as covariate"), ("date_col", "time", "no such column"),
+                 ("exo", [], "no covariate")]),
     Probe(data.synthetic_epf, valid=lambda: {"n_steps": 200, "sigma_shock": 1.0, "kappa": 1.0, "lag": 0, "phi": 0.9,
                                              "sigma_eps": 0.1, "gamma": 4.0, "z0": 0.6, "spike": 0.5, "seed": 0},
           extra=[("phi", 1.0, "unit root"), ("lag", 48, "lag of two days"), ("n_steps", 100, "too short"),
@@ -121,7 +140,21 @@ PROBES = [
                                                                                     "zero epochs"),
                  ("config", {**TINY, "baselines": ["ARIMA"]}, "unknown baseline"), ("config", {"n_steps": 200},
                                                                                    "incomplete config"),
-                 ("config", {**TINY, "lr": float("nan")}, "NaN learning rate"), ("seed", 1.5, "float seed")]),
+                 ("config", {**TINY, "hparams": {"DAG": {"lr": float("nan")}}}, "NaN learning rate"),
+                 ("config", {**TINY, "hparams": {"DAG": {"alpha": 0.5}}}, "no learning rate"),
+                 ("seed", 1.5, "float seed")]),
+    Probe(experiment.compare_on_series, valid=lambda: {"config": TINY, "endo": E100, "exo": X100, "device": "cpu",
+                                                       "seed": 0, "models": ["DLinear"]},
+          extra=[("models", ["ARIMA"], "unknown model"), ("models", ["TiDE"], "no chosen values"),
+                 ("models", [], "no model"), ("config", {"n_steps": 200}, "incomplete config")]),
+    # ---- tune
+    Probe(tune.grid_points, valid=lambda: {"name": "DAG", "grid": {"lr": (1e-3,), "alpha": (0.5,)}},
+          extra=[("grid", {"alpha": (0.5,)}, "no learning rates")]),
+    Probe(tune.tune, valid=lambda: {"config": {**TINY, "baselines": ["DLinear"]}, "seeds": [100], "models": ["DLinear"],
+                                    "grid": {"lr": (1e-3,)}, "device": "cpu"},
+          skip={"seeds": "a list; its bad values are the extras"},
+          extra=[("seeds", [0], "an evaluation seed"), ("seeds", [], "no seed"), ("models", ["TiDE"], "not in config"),
+                 ("config", {"n_steps": 200}, "incomplete config")]),
     # ---- explore
     Probe(explore.plot_series, valid=lambda: {"sigma_shock": 1.0, "kappa": 1.0, "lag": 0, "days": 1, "seed": 0}),
     Probe(explore.linear_value_of_information, valid=lambda: {"sigma_shock": 1.0, "kappa": 1.0, "lag": 0,
@@ -138,5 +171,6 @@ PROBES = [
           extra=[("example", {**EXAMPLE, "pred_c": None}, "no CCM forecast"), ("alpha", 1.5, "alpha above 1")]),
 ]
 EXEMPT = {
+    "icml26.papers.dag_tsfx.tune.main": "the command line; argparse checks its arguments",
     "icml26.papers.dag_tsfx.explore.plot_results": "draws a results dict made by experiment.run",
 }

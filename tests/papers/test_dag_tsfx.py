@@ -231,17 +231,89 @@ def test_seasonal_naive_repeats_last_period():
     assert out[0, :, 0].tolist() == list(range(24, 48)) + list(range(24, 30))
 
 
+TINY_HP = {n: {"lr": 1e-3} for n in ("TimeXer", "PatchTST", "DLinear", "TiDE", "NBEATSx")}
+TINY = dict(n_steps=600, seq_len=48, pred_len=12, epochs=1, batch=64, patience=1, beta=0.1,
+            train_stride=4, model=dict(d_model=8, d_ff=16, n_heads=2, patch_len=12, stride=12),
+            hparams={"DAG": {"lr": 1e-3, "alpha": 0.3}, **TINY_HP}, ridge=True,
+            baselines=["TimeXer", "PatchTST", "DLinear"], irrelevant_baselines=["PatchTST", "DLinear"],
+            ablations=["no_t", "no_c"], seasonal=True)
+
+
 def test_tiny_experiment_runs():
-    cfg = dict(n_steps=600, seq_len=48, pred_len=12, epochs=1, batch=64, lr=1e-3, patience=1, beta=0.1,
-               train_stride=4, model=dict(d_model=8, d_ff=16, n_heads=2, patch_len=12, stride=12),
-               baselines=["TimeXer", "PatchTST", "DLinear"], irrelevant_baselines=["PatchTST", "DLinear"],
-               ablations=["no_t", "no_c"], seasonal=True)
-    r = experiment.run(cfg, "cpu", 0)
-    assert set(r["main"]) == {"DAG", "DAG_no_future", "TimeXer", "PatchTST", "DLinear"}
+    r = experiment.run(TINY, "cpu", 0)
+    assert set(r["main"]) == {"DAG", "DAG_no_future", "TimeXer", "PatchTST", "DLinear", "Ridge"}
     assert all(np.isfinite(v["mse"]) for v in r["main"].values())
     assert r["discovery"]["seasonal_naive_mae"] > 0
+    assert r["epochs_run"]["DAG"] == 1 and r["hparams"]["DAG"]["alpha"] == 0.3
     with pytest.raises(ValueError, match="ablations"):
-        experiment.run(dict(cfg, ablations=["nope"]), "cpu", 0)
+        experiment.run(dict(TINY, ablations=["nope"]), "cpu", 0)
+    with pytest.raises(ValueError, match="hparams"):
+        experiment.run(dict(TINY, hparams={"DAG": {"alpha": 0.5}}), "cpu", 0)
+
+
+def test_chosen_values_reach_the_model(monkeypatch):
+    seen = {}
+    real = baselines.make_model
+
+    def spy(name, *a, **kw):
+        seen[name] = kw
+        return real(name, *a, **kw)
+
+    monkeypatch.setattr(baselines, "make_model", spy)
+    experiment._train("DAG", experiment.scenario(TINY, "cpu", 0)["wins"], TINY, "cpu", 0)
+    assert seen["DAG"]["alpha"] == 0.3 and "lr" not in seen["DAG"]
+
+
+def test_ridge_reference_recovers_a_linear_rule():
+    g = torch.Generator().manual_seed(0)
+    wins = {}
+    for k, n in (("train", 400), ("val", 100), ("test", 100)):
+        x, ye = torch.randn(n, 6, 3, generator=g), torch.randn(n, 2, 2, generator=g)
+        y = (0.5 * x[:, -1:, :1] + ye[..., :1] - 0.3 * ye[..., 1:] ** 2).expand(n, 2, 1).contiguous()
+        wins[k] = {"x": x, "y": y, "y_exo": ye}
+    y = (0.5 * wins["test"]["x"][:, -1:, :1] + wins["test"]["y_exo"][..., :1]
+         - 0.3 * wins["test"]["y_exo"][..., 1:] ** 2)
+    r = baselines.ridge_reference(wins, lambdas=(1e-3, 10.0))
+    assert r["lam"] == 1e-3 and r["pred"].shape == (100, 2, 1)
+    assert torch.allclose(r["pred"], y, atol=1e-2)
+    a = baselines.ridge_features(wins["test"], hist_exo=False, future=False)
+    assert a.shape == (100, 6 + 1) and a.dtype == torch.float64
+    with pytest.raises(ValueError, match="lambdas"):
+        baselines.ridge_reference(wins, lambdas=())
+
+
+def test_csv_loader_reads_the_paper_format_and_feeds_the_models(tmp_path):
+    raw = data.synthetic_epf(700, seed=5)
+    f = tmp_path / "epf.csv"
+    lines = ["date,load,renewables,price"]
+    lines += [f"2020-01-01 {i % 24:02d}:00,{a:.6f},{b:.6f},{p:.6f}"
+              for i, ((a, b), p) in enumerate(zip(raw["exo"], raw["endo"][:, 0]))]
+    f.write_text("\n".join(lines) + "\n")
+    d = data.load_tsfx_csv(f)
+    assert d["target"] == "price" and d["exo_names"] == ["load", "renewables"]
+    assert np.allclose(d["endo"], raw["endo"], atol=1e-5) and np.allclose(d["exo"], raw["exo"], atol=1e-5)
+    assert d["dates"][1] == "2020-01-01 01:00"
+    only = data.load_tsfx_csv(f, target="load", exo=["price"])
+    assert np.allclose(only["endo"][:, 0], raw["exo"][:, 0], atol=1e-5)
+    r = experiment.compare_on_series(dict(TINY, epochs=1), d["endo"], d["exo"], "cpu", 0, models=["DAG", "DLinear"])
+    assert set(r) == {"DAG", "DLinear", "Ridge"} and all(np.isfinite(v["mse"]) for v in r.values())
+    with pytest.raises(ValueError, match="target"):
+        data.load_tsfx_csv(f, target="cost")
+    bad = tmp_path / "bad.csv"
+    bad.write_text("date,x,y\n1,2,\n2,3,4\n3,4,5\n")
+    with pytest.raises(ValueError, match="numbers"):
+        data.load_tsfx_csv(bad)
+
+
+def test_tune_grid_and_dev_seeds_only():
+    from icml26.papers.dag_tsfx import tune
+
+    assert len(tune.grid_points("DAG")) == len(experiment.TUNE_GRID["lr"]) * len(experiment.TUNE_GRID["alpha"])
+    assert tune.grid_points("TiDE") == [{"lr": lr} for lr in experiment.TUNE_GRID["lr"]]
+    with pytest.raises(ValueError, match="development"):
+        tune.tune(TINY, [0])
+    r = tune.tune(dict(TINY, baselines=["DLinear"]), [100], grid={"lr": (1e-3,), "alpha": (0.5,)})
+    assert r["DAG"]["best"] == {"lr": 1e-3, "alpha": 0.5} and len(r["DLinear"]["points"]) == 1
 
 
 def test_linear_value_of_information_shows_the_phenomenon():

@@ -1,4 +1,5 @@
-"""Baseline zoo of docs/papers/dag_tsfx.md §4 (compact, generic): DLinear, PatchTST-lite, TimeXer-lite, TiDE, NBEATSx.
+"""Baseline zoo of docs/papers/dag_tsfx.md §4 (compact, generic): DLinear, PatchTST-lite, TimeXer-lite, TiDE, NBEATSx,
+and a closed-form ridge reference on the target history and the past and future covariates.
 
 Every model takes ``x (B, T, N + D)`` (endogenous first) and optional ``y_exo (B, F, D)`` and returns
 ``{"pred": (B, F, N), "aux": 0}`` like :class:`~icml26.papers.dag_tsfx.method.DAG`, so one trainer serves all.
@@ -172,6 +173,60 @@ class NBEATSx(_Base):
             res = res - theta[:, :self.seq_len]
             fc = fc + theta[:, self.seq_len:]
         return self._out(fc.view(-1, self.n_endo, self.pred_len).transpose(1, 2) * sd + mu)
+
+
+RIDGE_LAMBDAS = (0.1, 1.0, 10.0, 100.0, 1000.0)
+
+
+def ridge_features(win: dict, hist_exo: bool = True, future: bool = True) -> torch.Tensor:
+    """Float64 design matrix of one window set: the flattened target history, [the historical covariates],
+    [the future covariates and their squares], and a bias column (docs/papers/dag_tsfx.md §4)."""
+    checks.config("win", win, required=("x", "y_exo"))
+    checks.tensor("win['x']", win["x"], ndim=3)
+    checks.tensor("win['y_exo']", win["y_exo"], ndim=3)
+    n_exo = win["y_exo"].shape[-1]
+    x = win["x"].double()
+    parts = [x[..., :x.shape[-1] - n_exo].flatten(1)]
+    if hist_exo:
+        parts.append(x[..., x.shape[-1] - n_exo:].flatten(1))
+    if future:
+        ye = win["y_exo"].double().flatten(1)
+        parts += [ye, ye ** 2]
+    parts.append(x.new_ones(len(x), 1))
+    return torch.cat(parts, 1)
+
+
+def ridge_solve(a: torch.Tensor, y: torch.Tensor, lam: float) -> torch.Tensor:
+    """Closed-form ridge weights ``(A^T A + lam I)^{-1} A^T y`` (the bias is penalised too; inputs are z-scored)."""
+    checks.tensor("a", a, ndim=2)
+    checks.tensor("y", y, ndim=2, shape=(a.shape[0], None))
+    checks.positive_number("lam", lam)
+    eye = torch.eye(a.shape[1], dtype=a.dtype, device=a.device)
+    return torch.linalg.solve(a.T @ a + lam * eye, a.T @ y.to(a.dtype))
+
+
+def ridge_reference(wins: dict, lambdas=RIDGE_LAMBDAS, hist_exo: bool = True, future: bool = True) -> dict:
+    """Ridge forecaster fitted on the training windows, ``lam`` chosen by validation MSE; returns ``lam`` and the
+    test forecast ``pred (W, F, N)`` (the reference that issue 28 measured beating an undertrained DAG)."""
+    checks.config("wins", wins, required=("train", "val", "test"))
+    if not isinstance(lambdas, (list, tuple)) or not lambdas:
+        raise ValueError(f"lambdas must be a non-empty list of positive numbers; got {lambdas!r}")
+    for lam in lambdas:
+        checks.positive_number("lambdas", lam)
+    feats = {k: ridge_features(wins[k], hist_exo, future) for k in ("train", "val", "test")}
+    shape = wins["test"]["y"].shape
+    ys = {k: wins[k]["y"].transpose(1, 2).flatten(1) if wins[k]["y"].shape[-1] == 1 else None
+          for k in ("train", "val")}
+    if ys["train"] is None:
+        raise ValueError("wins must hold one target channel (y of shape (W, F, 1)) for the ridge reference")
+    best = None
+    for lam in lambdas:
+        w = ridge_solve(feats["train"], ys["train"], lam)
+        val = float(((feats["val"] @ w - ys["val"]) ** 2).mean())
+        if best is None or val < best[0]:
+            best = (val, lam, w)
+    pred = (feats["test"] @ best[2]).to(wins["test"]["y"].dtype).view(shape[0], shape[2], shape[1]).transpose(1, 2)
+    return {"lam": best[1], "val_mse": best[0], "pred": pred}
 
 
 MODELS = {"DAG": DAG, "DLinear": DLinear, "PatchTST": PatchTST, "TimeXer": TimeXer, "TiDE": TiDE, "NBEATSx": NBEATSx}

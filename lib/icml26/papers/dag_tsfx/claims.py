@@ -1,12 +1,14 @@
 """Claims of DAG (docs/papers/dag_tsfx.md §5) measured on the synthetic EPF-like
 generator (that page §2); MSE on the z-scored target.
 
-A claim on real bundled data (Seatbelts, seattle_weather) is not declared: neither ``pydataset`` nor
-``vega_datasets`` is a dependency of the companion, and nothing may be downloaded.
-
-Claims 1-2 are not checked at quick scale: with 3 epochs the ratios swing with the seed (seed 0/1/2:
-DAG/no-future 0.69/0.33/0.68, DAG/TimeXer 0.66/0.33/0.60, DAG/best endogenous 0.74/0.34/0.64), so a quick
-threshold would be a coin flip; they are checked from the standard scale on.
+Paper claims test DAG's own contribution against models that get the same inputs: the best baseline that also
+sees the future covariates, a closed-form ridge on the same inputs, and DAG without its temporal module or without
+either correlation injection (every model under one protocol, :mod:`.experiment`). Claims that any model given
+the future covariates would pass (DAG vs itself without them, vs TimeXer-lite or endogenous-only models, DAG
+without its only future-covariate branch) are ``kind="check"``: they establish that the testbed's future
+covariates carry information, and say nothing about DAG's method. ``no_harm_irrelevant`` is our guard, not in
+the paper, also a check. A claim on real bundled data is not declared: no package of the lock ships a
+time series with known-future covariates (:func:`.data.load_tsfx_csv` reads the paper's CSV format from a path).
 """
 
 from __future__ import annotations
@@ -48,50 +50,80 @@ def vs_future_covariate_baselines(r) -> float:
     return _mse(r, "main", "DAG") / min(_mse(r, "main", "TiDE"), _mse(r, "main", "NBEATSx"))
 
 
+def vs_ridge(r) -> float:
+    """MSE of DAG over the closed-form ridge on the target history and past and future covariates."""
+    return _mse(r, "main", "DAG") / _mse(r, "main", "Ridge")
+
+
 def ablation_order(r) -> float:
     """MSE(no CCM) / MSE(no TCM) on contemporaneous data."""
     return _mse(r, "ablation", "no_c") / _mse(r, "ablation", "no_t")
 
 
-def injection_ratio(r) -> float:
-    """MSE(full DAG) / MSE(DAG without both injections)."""
-    return _mse(r, "ablation", "full") / _mse(r, "ablation", "no_inj")
+def _ablation(name):
+    def ratio(r) -> float:
+        return _mse(r, "ablation", "full") / _mse(r, "ablation", name)
+    ratio.__doc__ = f"MSE(full DAG) / MSE(DAG ablation {name!r}), same protocol and chosen values."
+    return ratio
 
 
+BUDGET = ("Training longer does not close the gap: on dev seed 100 (DAG lr 3e-3, alpha 0.05, no early stopping) "
+          "DAG's test MSE is 0.274 after the standard 15 epochs and 0.217 after 40 (2.7x the steps), while the ridge "
+          "reference reaches 0.183 there and TiDE's validation MSE is 0.07 after 15 epochs (DAG's 0.185). ")
+WHY_BASE = ("standard, seeds 0/1/2: MSE(DAG) / best of TiDE, NBEATSx = 1.39 / 1.98 / 1.50 (needs <= 1), every "
+            "model tuned on the same grid (dev seeds 100-101: TiDE validation MSE 0.072 / 0.050, NBEATSx 0.241 / "
+            "0.305, DAG 0.185 / 0.285). " + BUDGET + "On this generator the price is a pointwise convex function of "
+            "each hour's covariates: TiDE's per-step temporal decoder sees each hour's covariates, while DAG's CCM "
+            "turns each covariate's whole 24-hour future into one variate token (iTransformer style) and must "
+            "rebuild the hourly nonlinearity from two tokens (our reading, not measured further)")
+WHY_RIDGE = ("standard, seeds 0/1/2: MSE(DAG) / MSE(ridge) = 1.53 / 1.18 / 1.11 (needs <= 1). " + BUDGET
+             + "The ridge sees each hour's covariates and their squares, close to the generator's convex price rule")
+WHY_T = ("standard, seeds 0/1/2: MSE(DAG) / MSE(DAG without TCM) = 1.017 / 0.813 / 1.029: removing the temporal "
+         "module helps slightly on seeds 0 and 2 and hurts on seed 1; with alpha = 0.05 (chosen on dev seeds 100-101) "
+         "TCM's forecast has 5% of the blend, and the seed-to-seed spread of the ratio (0.81-1.03) is larger than "
+         "any consistent effect")
+WHY_C = ("standard, seeds 0/1/2: MSE(DAG) / MSE(DAG without the CCM injection) = 1.018 / 0.870 / 0.990: the "
+         "injection helps on seeds 1 and 2 and hurts by 1.8% on seed 0; the temporal injection (0.987 / 0.879 / 0.987) "
+         "holds on all three, so the injections help by a few percent on most seeds, seed 1 most")
 SRC = "abstract; §1 (motivation: future covariates); experiments on 12 TSF-X sets"
+ABL = "§5 ablation study (tables not read): both modules and their injections help"
+STD = {"standard": 1.0, "full": 1.0}
 CLAIMS = [
-    Claim("future_vs_no_future", "with unpredictable covariate shocks, using the true future covariates cuts DAG's "
-          "MSE to <= 0.6x of DAG that must predict them (infer_use_future=False)", future_vs_no_future, "<=",
-          {"standard": 0.6, "full": 0.6}, kind="paper", paper_value="future covariates help (ablation)", source=SRC),
-    Claim("future_vs_timexer", "DAG's MSE <= 0.6x of the historical-covariate-only TimeXer-lite at sigma_shock=1",
-          future_vs_timexer, "<=", {"standard": 0.6, "full": 0.6}, kind="paper",
-          paper_value="DAG beats TimeXer on most TSF-X sets", source=SRC),
-    Claim("vs_endogenous_only", "DAG's MSE is >= 30% lower than the better endogenous-only model (PatchTST, DLinear)",
-          vs_endogenous, "<=", {"standard": 0.7, "full": 0.7}, kind="paper",
-          paper_value="state of the art vs PatchTST/DLinear", source="main result tables"),
-    Claim("vs_future_covariate_baselines", "DAG is at least as good as the baselines that also use future "
-          "covariates (TiDE, NBEATSx): MSE(DAG) <= best of them", vs_future_covariate_baselines, "<=",
-          {"standard": 1.0, "full": 1.0},
-          kind="paper", paper_value="state of the art on most TSF-X settings (vs TiDE, NBEATSx)",
-          source="main result tables (README result1/result2)",
-          why="standard, seeds 0-2: DAG / the best future-covariate baseline = 2.34 / 2.37 / 2.77 (needs <= 1). In "
-              "the v0.1.0 run (seed 0): DAG 0.291 vs TiDE 0.127 and NBEATSx 0.299 test MSE (ratio 2.29); on "
-                        "this generator the price is a smooth function of contemporaneous covariates, which TiDE's "
-                        "per-step temporal decoder fits directly, while DAG's CCM maps whole-series variate tokens"),
-    Claim("no_harm_irrelevant", "with covariates independent of the target (kappa=0), DAG's MSE <= 1.10x (quick "
-          "1.25x) the better endogenous-only model", irrelevant_ratio, "<=",
-          {"quick": 1.25, "standard": 1.10, "full": 1.10}, kind="paper",
-          paper_value="(not in the paper; our guard claim)",
-          source="docs/papers/dag_tsfx.md §5 (our guard claim; not in the paper)"),
+    Claim("vs_future_covariate_baselines", "DAG is at least as good as the best baseline that gets the same future "
+          "covariates (TiDE, NBEATSx): MSE(DAG) <= the best of them", vs_future_covariate_baselines, "<=", STD,
+          kind="paper", paper_value="state of the art on most TSF-X settings (vs TiDE, TFT, ...)",
+          source="main result tables (README result1/result2)", why={"standard": WHY_BASE}),
+    Claim("vs_ridge_reference", "DAG beats a closed-form ridge regression on the same inputs (target history, past "
+          "and future covariates and their squares): MSE(DAG) <= MSE(ridge)", vs_ridge, "<=", STD, kind="paper",
+          paper_value="DAG beats the linear forecasters (DLinear, CrossLinear)",
+          source="main result tables; the ridge is our reference (issue 28)", why={"standard": WHY_RIDGE}),
+    Claim("temporal_module", "removing the temporal correlation module raises the MSE: MSE(DAG) <= MSE(DAG without "
+          "TCM)", _ablation("no_t"), "<=", STD, kind="paper", paper_value="both modules help (ablation)",
+          source=ABL, why={"standard": WHY_T}),
+    Claim("temporal_injection", "the temporal attention injection lowers the MSE: MSE(DAG) <= MSE(DAG without the "
+          "TCM injection)", _ablation("no_t_inj"), "<=", STD, kind="paper",
+          paper_value="the injections help (ablation)", source=ABL),
+    Claim("channel_injection", "the channel attention injection lowers the MSE: MSE(DAG) <= MSE(DAG without the "
+          "CCM injection; its future-covariate branch kept)", _ablation("no_c_inj"), "<=", STD, kind="paper",
+          paper_value="the injections help (ablation)", source=ABL, why={"standard": WHY_C}),
     Claim("temporal_discovery", "TCM's covariate forecast MAE <= 0.8x the seasonal-naive covariate forecast "
           "(sigma_shock=0.3)", discovery_ratio, "<=", {"standard": 0.8, "full": 0.8}, kind="paper",
           paper_value="TCM learns covariate dynamics (L_t)", source="method §TCM"),
-    Claim("ablation_c_over_t", "removing CCM hurts more than removing TCM: MSE(no-C) >= 1.3x MSE(no-T)",
-          ablation_order, ">=", {"quick": 1.3, "standard": 1.3, "full": 1.3}, kind="paper",
-          paper_value="both modules help (ablation table)",
-          source="ablation study"),
-    Claim("injection_gain", "the attention injections do not hurt: MSE(full) <= 1.02x MSE(no injection)",
-          injection_ratio, "<=", {"standard": 1.02, "full": 1.02},
-          kind="paper", paper_value="injection helps (ablation table)",
-          source="ablation study"),
+    # ---- checks of the testbed: any model given the future covariates passes them
+    Claim("future_vs_no_future", "testbed check: with unpredictable covariate shocks, the true future covariates "
+          "cut DAG's MSE to <= 0.6x of DAG that must predict them (infer_use_future=False)", future_vs_no_future,
+          "<=", {"standard": 0.6, "full": 0.6}, kind="check", source=SRC),
+    Claim("future_vs_timexer", "testbed check: DAG (future covariates) has <= 0.6x the MSE of the "
+          "historical-covariate-only TimeXer-lite at sigma_shock=1", future_vs_timexer, "<=",
+          {"standard": 0.6, "full": 0.6}, kind="check", source=SRC),
+    Claim("vs_endogenous_only", "testbed check: DAG (future covariates) has >= 30% lower MSE than the better "
+          "endogenous-only model (PatchTST, DLinear)", vs_endogenous, "<=", {"standard": 0.7, "full": 0.7},
+          kind="check", source=SRC),
+    Claim("ablation_c_over_t", "testbed check: removing CCM (DAG's only future-covariate branch) hurts more than "
+          "removing TCM: MSE(no-C) >= 1.3x MSE(no-T)", ablation_order, ">=", {"quick": 1.3, "full": 1.3},
+          kind="check", source="ablation study"),
+    Claim("no_harm_irrelevant", "guard (ours, not in the paper): with covariates independent of the target "
+          "(kappa=0), DAG's MSE <= 1.25x (full 1.10x) the better endogenous-only model", irrelevant_ratio, "<=",
+          {"quick": 1.25, "full": 1.10}, kind="check",
+          source="docs/papers/dag_tsfx.md §5 (our guard claim; not in the paper)"),
 ]

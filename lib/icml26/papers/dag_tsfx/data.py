@@ -174,3 +174,42 @@ def seasonal_naive_exo(x: torch.Tensor, n_endo: int, pred_len: int, period: int 
     last = x[:, -period:, n_endo:]
     reps = -(-pred_len // period)
     return last.repeat(1, reps, 1)[:, :pred_len]
+
+
+def load_tsfx_csv(path, target: str | None = None, date_col: str = "date", exo=None) -> dict:
+    """Read a TSF-X data set in the paper's format (the TFB CSV convention: a ``date`` column, then the series,
+    the target last) from a user path; nothing is downloaded.
+
+    ``target`` defaults to the last non-date column, ``exo`` (a list of column names) to every other column.
+    Returns ``endo (n, 1)`` and ``exo (n, D)`` float32 arrays (ready for :func:`split_and_scale`), the ``dates``
+    as text and the column names ``target`` and ``exo_names``.
+    """
+    import csv
+
+    p = checks.path("path", path, must_exist=True, kind="file")
+    if not isinstance(date_col, str) or not date_col:
+        raise ValueError(f"date_col must be a non-empty column name; got {date_col!r}")
+    with open(p, newline="") as f:
+        rows = list(csv.reader(f))
+    if len(rows) < 3:
+        raise ValueError(f"path must be a CSV with a header and at least two rows; got {len(rows)} lines")
+    if date_col not in rows[0]:
+        raise ValueError(f"date_col must name a column of the header {rows[0]}; got {date_col!r}")
+    head = rows[0]
+    cols = [c for c in head if c != date_col]
+    target = cols[-1] if target is None else target
+    if target not in cols:
+        raise ValueError(f"target must be one of the columns {cols}; got {target!r}")
+    exo = [c for c in cols if c != target] if exo is None else list(exo)
+    if not exo or any(c not in cols or c == target for c in exo):
+        raise ValueError(f"exo must be a non-empty list of columns among {[c for c in cols if c != target]}; "
+                         f"got {exo!r}")
+    idx = {c: head.index(c) for c in [target, *exo]}
+    try:
+        values = np.array([[float(r[idx[c]]) for c in [target, *exo]] for r in rows[1:]], dtype=np.float64)
+    except (ValueError, IndexError) as exc:
+        raise ValueError(f"path: every row must hold numbers in the columns {[target, *exo]} ({exc})") from None
+    if not np.isfinite(values).all():
+        raise ValueError(f"path: the columns {[target, *exo]} must be finite (no NaN or empty cells)")
+    return {"endo": values[:, :1].astype(np.float32), "exo": values[:, 1:].astype(np.float32),
+            "dates": [r[head.index(date_col)] for r in rows[1:]], "target": target, "exo_names": exo}
