@@ -6,7 +6,7 @@ import torch
 from harness import Probe
 
 from icml26.nn.attention import attention
-from icml26.papers.attention_sink import backcopy, baselines, corpus, experiment, explore, method
+from icml26.papers.attention_sink import backcopy, baselines, corpus, experiment, explore, method, trained
 
 DT = torch.float64
 NAN = float("nan")
@@ -32,6 +32,14 @@ def _idx(b=2, t=8):
 
 def _bytes(n=200):
     return torch.arange(n) % 256
+
+
+def _bc_model():
+    return _model(heads=2, context=24)
+
+
+def _bc_val():
+    return torch.cat([torch.full((2, 1), 256), (torch.arange(46) % 16).view(2, 23)], dim=1)
 
 
 def _results_list():
@@ -130,10 +138,18 @@ PROBES = [
     Probe(backcopy.backcopy_stream, valid=lambda: {"n": 200, "vocab": 16, "n_triggers": 2, "fanout": 3, "seed": 0},
           extra=[("n", 8, "too short"), ("vocab", 300, "over 256"), ("n_triggers", 16, "all triggers"),
                  ("fanout", 17, "more successors than symbols")]),
-    Probe(backcopy.emergence_curve, valid=lambda: {"steps": 2, "every": 1, "seed": 0, "d_model": 8, "n_heads": 2,
-                                                   "n_layers": 1, "lr": 1e-3, "batch": 2, "context": 20,
-                                                   "sink_from": 4, "device": "cpu", "on_point": None},
-          extra=[("context", 5, "shorter than sink_from + 2"), ("on_point", 3, "not callable")]),
+    Probe(backcopy.train_backcopy, valid=lambda: {"variant": "sink", "lam": 0.1, "steps": 2, "every": 1, "seed": 0,
+                                                  "d_model": 8, "n_heads": 2, "n_layers": 1, "lr": 1e-3, "batch": 2,
+                                                  "context": 20, "sink_from": 4, "device": "cpu", "on_point": None},
+          skip={"lam": "lam = 0 is valid (the baseline without the aux loss)"},
+          extra=[("context", 5, "shorter than sink_from + 2"), ("on_point", 3, "not callable"),
+                 ("variant", "nope", "unknown variant"), ("lam", -0.1, "negative")]),
+    Probe(backcopy.held_out, valid=lambda: {"seed": 0, "context": 16, "n": 2},
+          extra=[("context", 1, "one position")]),
+    Probe(backcopy.sink_point, valid=lambda: {"model": _bc_model(), "val": _bc_val(), "triggers": torch.tensor([1, 2]),
+                                              "sink_from": 4},
+          extra=[("triggers", torch.tensor([1.0]), "float triggers"), ("sink_from", 30, "past the window"),
+                 ("val", torch.zeros(2, 8), "float tokens")]),
     # ---- experiment
     Probe(experiment.train_lm, valid=lambda: {"model": _model(), "data": _bytes(), "steps": 2, "batch": 2, "lr": 1e-3,
                                               "lam": 0.1, "shared": 0, "generator": _g(), "weight_decay": 0.01,
@@ -181,7 +197,19 @@ PROBES = [
           extra=[NOT_RESULTS, ("lam", 0.5, "a lam that was not trained"), ("lam", "0", "a string")]),
     Probe(explore.plot_ablation, valid=lambda: {"results": _results()}, extra=[NOT_RESULTS]),
     Probe(explore.plot_pinning, valid=lambda: {"results": _results()}, extra=[NOT_RESULTS]),
+    Probe(explore.plot_trained_explorer, valid=lambda: {"variant": "sink", "lam": 0.1, "head": 1, "window": 2},
+          skip={"head": "head 0 is valid", "window": "window 0 is valid"},
+          extra=[("variant", "linear", "no shipped model"), ("lam", 0.5, "no shipped model"),
+                 ("head", 2, "past the heads"), ("head", -1, "negative"), ("window", 64, "past the windows"),
+                 ("window", -1, "negative"), ("head", True, "a bool")]),
+    Probe(explore.plot_emergence, valid=lambda: {"variant": "gated_head", "lam": 0.0},
+          extra=[("variant", "nope", "unknown variant"), ("lam", 1.0, "no shipped model")]),
+    Probe(trained.filename, valid=lambda: {"variant": "vanilla", "lam": 0.1}, extra=[("lam", 0.2, "not shipped")]),
+    Probe(trained.load, valid=lambda: {"variant": "vanilla", "lam": 0.0, "device": "cpu"},
+          extra=[("variant", "gated_elem", "not shipped")]),
     Probe(explore.plot_run, valid=lambda: {"results": _results(), "variant": "sink", "lam": 0.0},
           extra=[NOT_RESULTS, ("variant", "flash", "unknown variant"), ("lam", 0.5, "a lam that was not trained")]),
 ]
-EXEMPT = {}
+EXEMPT = {
+    "icml26.papers.attention_sink.make_weights.main": "a command line (argparse validates its options)",
+}

@@ -1,5 +1,7 @@
 """Bad-input probes of the shared neural blocks (icml26.nn) and the optical-flow warps (icml26.render.warp)."""
 
+import functools
+
 import torch
 from harness import Probe
 from torch import nn
@@ -26,6 +28,19 @@ def _gpt(**kw):
 
 GPT = _gpt()
 IDX = torch.tensor([[1, 2, 3, 4, 5]])
+
+
+def _tmp_weights():
+    import tempfile
+    from pathlib import Path
+
+    return Path(tempfile.mkdtemp(prefix="icml26-nn-")) / "m.safetensors"
+
+
+@functools.cache
+def _saved_gpt():
+    path = _tmp_weights()
+    return path, tiny_gpt.save_model(GPT, path, {"note": "probe"})
 ROPE = att.rope_cache(4, 4, dtype=DT)
 
 # ---- spectral
@@ -166,6 +181,13 @@ PROBES = [
     Probe(tiny_gpt.sequence_logprob, valid=lambda: {"model": GPT, "idx": IDX},
           extra=[("mask", torch.ones(1, 4, dtype=torch.bool), "mask of another length"),
                  ("idx", IDX.double(), "float ids")]),
+    Probe(tiny_gpt.save_model, valid=lambda: {"model": GPT, "path": _tmp_weights(), "metadata": {"a": 1}},
+          extra=[("model", "weights", "not a model"), ("metadata", [1], "a list for a dict"),
+                 ("metadata", {"config": 1}, "the reserved key")]),
+    Probe(tiny_gpt.read_model, valid=lambda: {"path": _saved_gpt()[0], "expected_sha256": _saved_gpt()[1],
+                                              "device": "cpu"},
+          extra=[("expected_sha256", "0" * 64, "a wrong checksum"), ("path", "/nonexistent.safetensors", "absent"),
+                 ("build", 3, "a non-callable builder")]),
     Probe(warp.warp, valid=lambda: {"img": _img(), "flow": _flow()},
           extra=[("padding", "nope", "unknown padding"), ("mode", "cubic", "unknown mode"),
                  ("flow", _flow()[:, :1], "one flow channel")]),

@@ -149,15 +149,17 @@ def test_gate_identity_check_meets_c1():
 
 def test_tiny_experiment_runs_and_claims_evaluate():
     cfg = dict(experiment.CONFIGS["quick"], steps=4, ft_steps=2, eval_batch=8, batch=4, log_every=2,
-               variants=["vanilla", "sink"], max_bytes=100_000)
+               variants=["vanilla", "sink"], max_bytes=100_000, lams=[0.0, 0.01, 0.1], c5_lams=[0.01],
+               backcopy_steps=3, backcopy_every=2)
     r = experiment.run(cfg, "cpu", 0)
     assert set(r["runs"]) == {"vanilla", "sink"} and r["seconds"] > 0
+    assert [p["step"] for p in r["backcopy"]["points"]] == [1, 2, 3] and r["backcopy"]["final"]["step"] == 3
+    assert set(r["c5"]) == {"vanilla", "sink"} and r["c5"]["sink"]["lam"] == 0.01
     ev = r["runs"]["vanilla"]["lam=0"][0]
     assert len(ev["imp"]) == 2 and len(ev["imp"][0]) == 4 and "spearman_imp_ablation" in ev
     assert set(r["c6"]) == {"m=0", "m=1", "control_lam0"}
     for c in claims.CLAIMS:
-        if c.id.startswith(("C1", "C2", "C3", "C6")):
-            assert math.isfinite(c.metric(r))
+        assert math.isfinite(c.metric(r)), c.id
 
 
 def test_experiment_value_errors():
@@ -180,6 +182,65 @@ def test_explorer_controls_change_figure():
         explore.plot_sink_explorer(variant="linear")
     with pytest.raises(ValueError, match="v0_scale"):
         explore.toy_head(v0_scale=-1)
+
+
+def test_backcopy_claims_read_the_sink_head():
+    """The C2 Bigram-Backcopy metrics read the head with the largest non-trigger BOS share, and the premise gates
+    them: a run whose heads never sink reports premise_not_met, not a pass."""
+    final = {"sink_head": [0, 1], "a0_non_trigger": [[0.05, 0.6]], "a0_trigger": [[0.04, 0.1]],
+             "sink_head_v0_ratio": 0.2, "zero_v0_rel": 0.001}
+    r = {"backcopy": {"final": final}}
+    assert claims.bc_sink_share(r) == 0.6 and claims.bc_gate_contrast(r) == pytest.approx(6.0)
+    premise = claims.BACKCOPY_SINK
+    assert premise.op == ">=" and premise.metric(r) >= premise.threshold_at("standard") == 0.3
+    assert premise.threshold_at("quick") is None  # no Bigram-Backcopy stage at quick
+    r_none = {"backcopy": {"final": {**final, "a0_non_trigger": [[0.05, 0.06]]}}}
+    assert premise.metric(r_none) < 0.3
+    needs = [c.id for c in claims.CLAIMS if c.requires is premise]
+    assert needs == ["C2_backcopy_value_drain", "C2_backcopy_zero_v0_harmless", "C2_backcopy_gate_routes"]
+
+
+def test_shipped_backcopy_models_load_and_sink():
+    """Each shipped model loads with its checksum; the vanilla one trained without the aux loss has a real sink
+    (its recorded final point is re-measured from the weights), and the explorer draws every control."""
+    from icml26.papers.attention_sink import backcopy, trained
+    from icml26.viz import signature
+
+    for variant in trained.VARIANTS:
+        for lam in trained.LAMS:
+            model, meta = trained.load(variant, lam)
+            assert meta["recipe"]["variant"] == variant and meta["recipe"]["lam"] == lam
+            assert meta["recipe"]["seed"] >= 100  # a development seed, never an evaluation seed
+    model, meta = trained.load("vanilla", 0.0)
+    data = backcopy.held_out(meta["recipe"]["seed"], model.cfg.context)
+    point = backcopy.sink_point(model, data["val"], data["triggers"], meta["recipe"]["sink_from"])
+    final = meta["points"][-1]
+    assert point["a0_non_trigger"][0] == pytest.approx(final["a0_non_trigger"][0], abs=1e-5)
+    assert claims.bc_sink_share({"backcopy": {"final": point}}) >= 0.3
+    base = signature(explore.plot_trained_explorer())
+    for kw in (dict(head=1), dict(window=3), dict(variant="sink"), dict(lam=0.1), dict(variant="gated_head")):
+        assert signature(explore.plot_trained_explorer(**kw)) != base, kw
+    assert signature(explore.plot_emergence("vanilla", 0.0)) != signature(explore.plot_emergence("sink", 0.0))
+    with pytest.raises(ValueError, match="head"):
+        explore.plot_trained_explorer(head=2)
+    with pytest.raises(ValueError, match="lam"):
+        trained.load("vanilla", 0.5)
+
+
+def test_make_weights_small_reproduces_itself(tmp_path):
+    """``python -m ...make_weights --small`` trains all six recipes; a second run gives the same weights."""
+    from icml26.nn.tiny_gpt import read_model
+    from icml26.papers.attention_sink import make_weights, trained
+
+    first = make_weights.main(["--out", str(tmp_path / "a"), "--small"])
+    make_weights.main(["--out", str(tmp_path / "b"), "--small"])
+    assert set(first) == {(v, lam) for v in trained.VARIANTS for lam in trained.LAMS}
+    for (variant, lam), digest in first.items():
+        a, meta = read_model(tmp_path / "a" / trained.filename(variant, lam), digest)
+        b, _ = read_model(tmp_path / "b" / trained.filename(variant, lam))
+        for x, y in zip(a.state_dict().values(), b.state_dict().values()):
+            assert torch.allclose(x, y, atol=1e-6)
+        assert meta["recipe"]["steps"] == make_weights.SMALL["steps"] and len(meta["points"]) == 3
 
 
 def test_claims_well_formed():

@@ -15,17 +15,12 @@ The script :mod:`.make_weights` re-creates the shipped files; paste the checksum
 from __future__ import annotations
 
 import hashlib
-import json
-import os
-import tempfile
 from pathlib import Path
 
 import torch
-from safetensors.torch import load as st_load
-from safetensors.torch import save as st_save
 
 from icml26 import checks
-from icml26.nn.tiny_gpt import GPTConfig, TinyGPT
+from icml26.nn.tiny_gpt import TinyGPT, read_model, save_model
 
 from . import tasks, training
 
@@ -88,44 +83,16 @@ def sha256(path) -> str:
 
 def save(model: TinyGPT, path, recipe: dict) -> str:
     """Write ``model`` (its config and ``recipe`` as metadata) to ``path`` atomically; returns the sha256."""
-    if not isinstance(model, TinyGPT):
-        raise TypeError(f"model must be a TinyGPT; got {type(model).__name__}")
-    check_recipe(recipe)
-    path = Path(path)
-    tied = model.cfg.tie_embeddings  # the head shares the embedding: store it once
-    state = {k: v.detach().cpu().contiguous() for k, v in model.state_dict().items()
-             if not (tied and k == "head.weight")}
-    meta = {"config": json.dumps(model.cfg.to_dict()), "recipe": json.dumps(recipe)}
-    data = st_save(state, metadata=meta)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    with os.fdopen(fd, "wb") as f:
-        f.write(data)
-    os.replace(tmp, path)
-    return hashlib.sha256(data).hexdigest()
+    checks.instance("model", model, TinyGPT)
+    return save_model(model, path, {"recipe": check_recipe(recipe)})
 
 
 def read(path, expected_sha256: str | None = None, device="cpu") -> tuple[TinyGPT, dict]:
     """The model stored at ``path`` and its recipe; with ``expected_sha256`` the file's checksum must match."""
-    path = Path(path)
-    if not path.is_file():
-        raise ValueError(f"path {str(path)!r} is not a file")
-    device = checks.device("device", device)
-    data = path.read_bytes()
-    digest = hashlib.sha256(data).hexdigest()
-    if expected_sha256 is not None and digest != expected_sha256:
-        raise ValueError(f"checksum of {path.name} is {digest}, not expected_sha256={expected_sha256}: the file is "
-                         "corrupt, or was re-trained without updating pretrained.SHA256")
-    n = int.from_bytes(data[:8], "little")  # safetensors: header length, then a JSON header with the metadata
-    meta = json.loads(data[8: 8 + n]).get("__metadata__", {})
-    if "config" not in meta or "recipe" not in meta:
-        raise ValueError(f"{path.name} is not a model written by pretrained.save (no config/recipe metadata)")
-    arch = {k: v for k, v in json.loads(meta["config"]).items() if k in GPTConfig.__dataclass_fields__}
-    model = training.build(GPTConfig(**arch))
-    missing = model.load_state_dict(st_load(data), strict=False).missing_keys
-    if [k for k in missing if not (k == "head.weight" and model.cfg.tie_embeddings)]:
-        raise ValueError(f"{path.name} lacks parameters {missing}")
-    return model.to(device).eval(), json.loads(meta["recipe"])
+    model, meta = read_model(path, expected_sha256, build=training.build, device=device)
+    if "recipe" not in meta:
+        raise ValueError(f"{Path(path).name} is not a model written by pretrained.save (no recipe metadata)")
+    return model, meta["recipe"]
 
 
 def load(name: str, device="cpu") -> TinyGPT:

@@ -7,9 +7,11 @@ trigger. A head that serves the copy has nothing to do on non-trigger positions,
 The bigram table and trigger set are our choice (*inferred*: the paper of Guo et al. estimates its bigram from
 text); the stream is drawn once, in NumPy, from a seeded generator.
 
-:func:`emergence_curve` trains a small vanilla TinyGPT on the stream and measures the first-token (sink) share and
-the value drain on a held-out batch as training goes (docs/papers/attention_sink.md §5; the measurements there
-are ``python -m icml26.papers.attention_sink.backcopy --steps 8000 --seed 100``, about 7 minutes on 2 CPU cores).
+:func:`train_backcopy` trains a small TinyGPT on the stream and measures the first-token (sink) share and the
+value drain on a held-out batch as training goes (docs/papers/attention_sink.md §5; the measurements there are
+``python -m icml26.papers.attention_sink.backcopy --steps 8000 --seed 100``, about 7 minutes on 2 CPU cores).
+The standard and full experiments train the vanilla model per evaluation seed (the C2 Bigram-Backcopy claims);
+:mod:`.make_weights` trains the models the explorer shows (:data:`RECIPE`, :mod:`.trained`).
 """
 
 from __future__ import annotations
@@ -62,59 +64,97 @@ def backcopy_stream(n: int, vocab: int = 64, n_triggers: int = 3, fanout: int = 
     return {"tokens": torch.from_numpy(toks), "triggers": [int(t) for t in trig]}
 
 
-def emergence_curve(steps: int = 8000, every: int = 500, seed: int = 100, d_model: int = 64, n_heads: int = 2,
-                    n_layers: int = 1, lr: float = 3e-3, batch: int = 32, context: int = 64, sink_from: int = 16,
-                    device="cpu", on_point=None) -> list[dict]:
-    """Train a vanilla TinyGPT on a Bigram-Backcopy stream (AdamW, ``lr`` constant after 100 warm-up steps, clip 1)
-    and, after the first update, after every ``every``-th and after the last, measure on a held-out batch of 64
-    windows (``step`` = updates done): the validation loss, the first-token
-    share over queries ``t >= sink_from`` (overall, and per layer and head from non-trigger and from trigger
-    queries: an active-dormant head puts its mass on BOS where it has nothing to copy), the BOS value norm over the
-    median value norm (value drain, :func:`.experiment.evaluate`), the heads' CV and the loss change when ``v_0``
-    is zeroed. ``on_point(point)`` is called with each measurement as it is made (the command line prints it)."""
-    from icml26.papers.attention_sink.baselines import make_model
-    from icml26.papers.attention_sink.corpus import sample_batch
-    from icml26.papers.attention_sink.experiment import evaluate, train_lm
+RECIPE = dict(steps=4000, every=250, seed=102, d_model=64, n_heads=2, n_layers=1, lr=3e-3, batch=32, context=64,
+              sink_from=16)
+"""How the shipped models were trained (:mod:`.make_weights`): development seed 102, whose vanilla model grows a
+sink by step 2,000 (docs/papers/attention_sink.md §5); never an evaluation seed."""
 
+
+def _check_recipe_args(steps, every, seed, d_model, n_heads, n_layers, lr, batch, context, sink_from, lam):
     for name, value in (("steps", steps), ("every", every), ("d_model", d_model), ("n_heads", n_heads),
                         ("n_layers", n_layers), ("batch", batch)):
         checks.positive_int(name, value)
     checks.nonnegative_int("seed", seed)
     checks.positive_number("lr", lr)
+    checks.nonnegative_number("lam", lam)
     checks.positive_int("sink_from", sink_from)
     checks.int_at_least("context", context, sink_from + 2)
+
+
+def held_out(seed: int, context: int = 64, n: int = 64) -> dict:
+    """The Bigram-Backcopy stream of ``seed`` split 360k / 40k tokens: ``{"train", "val", "triggers"}`` where
+    ``val`` are ``n`` fixed windows of the last 40k tokens (the measurement batch of :func:`train_backcopy`)."""
+    from icml26.papers.attention_sink.corpus import sample_batch
+
+    checks.nonnegative_int("seed", seed)
+    checks.int_at_least("context", context, 2)
+    checks.positive_int("n", n)
+    stream = backcopy_stream(400_000, seed=seed)
+    data = stream["tokens"]
+    val = sample_batch(data[360_000:], n, context, torch.Generator().manual_seed(7))
+    return {"train": data[:360_000], "val": val, "triggers": torch.tensor(stream["triggers"])}
+
+
+@torch.no_grad()
+def sink_point(model, val: torch.Tensor, triggers: torch.Tensor, sink_from: int = 16) -> dict:
+    """Sink statistics of ``model`` on the windows ``val`` (queries ``t >= sink_from``): validation loss, the
+    first-token share (mean, and per layer x head from non-trigger and from trigger queries: an active-dormant
+    head puts its mass on BOS where it has nothing to copy), the BOS value norm over the median value norm
+    (mean and per head: value drain), the heads' CV and the loss change when ``v_0`` is zeroed
+    (:func:`.experiment.evaluate`). The *sink head* is the head with the largest non-trigger share."""
+    from icml26.papers.attention_sink.experiment import evaluate
+
+    checks.tensor("triggers", triggers, dtype_kind="int")
+    checks.positive_int("sink_from", sink_from)  # query 0 is BOS itself, whose only key is BOS
+    val = val.to(next(model.parameters()).device)
+    ev = evaluate(model, val, sink_from)
+    _, res = model(val, return_attn=True, need_weights=True)
+    a0 = torch.stack([r.weights[..., sink_from:, 0] for r in res]).cpu().permute(0, 2, 1, 3)  # (L, H, B, T')
+    is_trigger = torch.isin(val[:, sink_from:].cpu(), triggers.cpu())
+    non, trig = a0[..., ~is_trigger].mean(-1), a0[..., is_trigger].mean(-1)  # (L, H)
+    layer, head = divmod(int(non.flatten().argmax()), non.shape[1])
+    norms = res[layer].values[:, head].norm(dim=-1).cpu()  # (B, S): the sink head's value norms
+    v0 = float(norms[:, 0].mean() / norms[:, 1:].median().clamp_min(1e-12))
+    return {"val_loss": ev["val_loss"], "a0_mean": ev["a0_mean"], "v0_ratio": ev["v0_ratio"],
+            "mean_cv": ev["mean_cv"], "zero_v0_rel": ev["zero_v0_rel"], "a0_non_trigger": non.tolist(),
+            "a0_trigger": trig.tolist(), "sink_head": [layer, head],
+            "sink_head_v0_ratio": v0}
+
+
+def train_backcopy(variant: str = "vanilla", lam: float = 0.0, steps: int = 8000, every: int = 500,
+                   seed: int = 100, d_model: int = 64, n_heads: int = 2, n_layers: int = 1, lr: float = 3e-3,
+                   batch: int = 32, context: int = 64, sink_from: int = 16, device="cpu", on_point=None):
+    """Train a TinyGPT of ``variant`` with ``LM + lam * aux`` (the paper's balancing loss, eq. of §3.4;
+    ``lam = 0`` is the baseline) on the Bigram-Backcopy stream of ``seed`` (AdamW, ``lr`` constant after 100
+    warm-up steps, clip 1; the model's initialisation is seeded by ``seed`` too) and, after the first update,
+    after every ``every``-th and after the last, measure :func:`sink_point` on the held-out windows of
+    :func:`held_out` (``step`` = updates done). ``on_point(point)`` is called with each measurement as it is made
+    (the command line prints it). Returns ``(model, points)``: the emergence curve of the sink."""
+    from icml26.papers.attention_sink.baselines import make_model
+    from icml26.papers.attention_sink.experiment import train_lm
+
+    _check_recipe_args(steps, every, seed, d_model, n_heads, n_layers, lr, batch, context, sink_from, lam)
     dev = checks.device("device", device)
     if on_point is not None and not callable(on_point):
         raise TypeError(f"on_point must be a callable or None; got {type(on_point).__name__}")
-    stream = backcopy_stream(400_000, seed=seed)
-    data, triggers = stream["tokens"], torch.tensor(stream["triggers"])
-    train, held_out = data[:360_000], data[360_000:]
-    val = sample_batch(held_out, 64, context, torch.Generator().manual_seed(7)).to(dev)
-    is_trigger = torch.isin(val[:, sink_from:].cpu(), triggers)
+    data = held_out(seed, context)
     torch.manual_seed(seed)
-    model = make_model("vanilla", d_model, n_heads, n_layers, context, device=dev)
+    model = make_model(variant, d_model, n_heads, n_layers, context, device=dev)
+    val = data["val"].to(dev)
     points = []
 
     def measure(step, m):
         if step and (step + 1) % every and step != steps - 1:
             return
-        with torch.no_grad():
-            _, res = m(val, return_attn=True, need_weights=True)
-            a0 = torch.stack([r.weights[..., sink_from:, 0] for r in res]).cpu()  # (L, B, H, T')
-        ev = evaluate(m, val, sink_from)
-        a0 = a0.permute(0, 2, 1, 3)  # (L, H, B, T')
-        point = {"step": step + 1, "val_loss": ev["val_loss"], "a0_mean": ev["a0_mean"], "v0_ratio": ev["v0_ratio"],
-                 "mean_cv": ev["mean_cv"], "zero_v0_rel": ev["zero_v0_rel"],
-                 "a0_non_trigger": a0[..., ~is_trigger].mean(-1).tolist(),
-                 "a0_trigger": a0[..., is_trigger].mean(-1).tolist()}
+        point = {"step": step + 1, **sink_point(m, val, data["triggers"], sink_from)}
         points.append(point)
         if on_point is not None:
             on_point(point)
 
-    train_lm(model, train, steps=steps, batch=batch, lr=lr, generator=torch.Generator().manual_seed(1),
-             warmup=min(1.0, 100 / steps), log_every=1, schedule="constant",
-             on_log=measure)
-    return points
+    train_lm(model, data["train"], steps=steps, batch=batch, lr=lr, lam=lam,
+             generator=torch.Generator().manual_seed(1), warmup=min(1.0, 100 / steps), log_every=1,
+             schedule="constant", on_log=measure)
+    return model, points
 
 
 def _main(argv=None) -> int:
@@ -125,10 +165,12 @@ def _main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=100)
     ap.add_argument("--layers", type=int, default=1)
     ap.add_argument("--heads", type=int, default=2)
+    ap.add_argument("--variant", default="vanilla")
+    ap.add_argument("--lam", type=float, default=0.0)
     ap.add_argument("--device", default="cpu")
     args = ap.parse_args(argv)
-    emergence_curve(args.steps, args.every, args.seed, n_heads=args.heads, n_layers=args.layers, device=args.device,
-                    on_point=lambda p: print(json.dumps(p), flush=True))
+    train_backcopy(args.variant, args.lam, args.steps, args.every, args.seed, n_heads=args.heads,
+                   n_layers=args.layers, device=args.device, on_point=lambda p: print(json.dumps(p), flush=True))
     return 0
 
 

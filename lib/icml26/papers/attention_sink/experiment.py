@@ -9,7 +9,9 @@ learning rate and schedule. It then measures
 * C2: first-token attention share, value drain and the effect of zeroing ``v_0`` (vanilla model);
 * C3: head importance, the layer CV, dormant heads and per-head ablation (vanilla and sink models);
 * C4/C5: the CV and validation bits-per-byte with and without the auxiliary loss;
-* C6: LoRA fine-tuning of the pretrained vanilla model on the ``test/`` corpus with ``m`` shared heads.
+* C6: LoRA fine-tuning of the pretrained vanilla model on the ``test/`` corpus with ``m`` shared heads;
+* C2 on Bigram-Backcopy (standard, full): a 1-layer vanilla model trained where sinks do form
+  (:func:`.backcopy.train_backcopy`), its sink share, value drain, ``v_0``-zeroing and active-dormant gate.
 
 Everything is returned as plain Python numbers and lists.
 """
@@ -28,6 +30,7 @@ from icml26.nn.attention import ablate_heads, attention, attention_modules
 from icml26.nn.lora import apply_lora
 from icml26.nn.tiny_gpt import TinyGPT, token_losses
 
+from .backcopy import train_backcopy
 from .baselines import DESCRIPTIONS, make_model
 from .corpus import Corpus, _sample_batch, load_corpus, sample_batch
 from .method import (
@@ -43,16 +46,29 @@ from .method import (
 
 _BASE = dict(variants=["vanilla", "sink", "gated_head"], lams=[0.0, 0.1], c5_lams=[], n_seeds=1, lr=3e-3,
              weight_decay=0.01, warmup=0.05, clip=1.0, ft_lam=1e-2, ft_rank=16, ft_lr=3e-3, shared=1,
-             sink_from=16, max_bytes=None, ablation=True)
+             sink_from=16, max_bytes=None, ablation=True, backcopy_steps=0, backcopy_every=500)
 CONFIGS = {
     "quick": {**_BASE, "d_model": 32, "n_heads": 4, "n_layers": 2, "context": 32, "batch": 8, "steps": 100,
               "eval_batch": 24, "log_every": 10, "ft_steps": 16, "lr": 1e-2, "max_bytes": 3_000_000},
     "standard": {**_BASE, "d_model": 64, "n_heads": 8, "n_layers": 2, "context": 64, "batch": 16, "steps": 400,
-                 "eval_batch": 64, "log_every": 20, "ft_steps": 120},
+                 "eval_batch": 64, "log_every": 20, "ft_steps": 120, "lams": [0.0, 1e-2, 0.1], "c5_lams": [1e-2],
+                 "backcopy_steps": 6000},
     "full": {**_BASE, "d_model": 256, "n_heads": 8, "n_layers": 6, "context": 256, "batch": 64, "steps": 4000,
              "eval_batch": 256, "log_every": 100, "ft_steps": 1500, "lams": [0.0, 1e-3, 1e-2, 0.1],
-             "c5_lams": [1e-3, 1e-2], "n_seeds": 2},
+             "c5_lams": [1e-3, 1e-2], "n_seeds": 2, "backcopy_steps": 8000},
 }
+"""Scales. ``backcopy_steps`` > 0 adds the Bigram-Backcopy stage (:func:`.backcopy.train_backcopy`: a 1-layer,
+2-head vanilla model trained on the stream of the evaluation seed, where sinks do form; the C2 Bigram-Backcopy
+claims). Its 6,000 steps at standard were chosen on development seeds 100-103 (sinks formed by step 2,000 on
+102, 3,000 on 103, 4,000-5,500 on 100; on 101 only from ~6,000): about 5 minutes of one CPU core. ``standard``
+also trains every variant with ``lam = 1e-2`` for C5 (one fixed lambda, one training seed: no tuning on the
+evaluation data).
+
+``full`` on one H200, estimated from the per-step cost: the byte LMs are 3 variants x 4 lambdas x 2 seeds = 24
+runs of 4,000 steps of a 6-layer d = 256 model at batch 64 x 256 tokens; at an assumed ~6 ms a step on an H200
+(fp32, the materialised attention path; not measured) that is 24 x 4,000 x 6 ms = 9.6 minutes, plus the
+fine-tuning (3 x 1,500 steps, ~0.5 minute) and the Bigram-Backcopy stage (8,000 steps of a tiny model, ~2 ms a
+step: ~0.3 minute): about 10 minutes. No GPU was lent this round, so neither cost is measured."""
 REQUIRED = ("d_model", "n_heads", "n_layers", "context", "batch", "steps", "eval_batch", "log_every", "ft_steps")
 FT_KEYS = ("eval_batch", "shared", "ft_rank", "ft_steps", "batch", "ft_lr", "warmup", "clip", "log_every")
 
@@ -99,6 +115,8 @@ def _check_config(config: dict) -> dict:
         raise ValueError(f"config['max_bytes'] must be None or an integer >= 1024; got {cfg['max_bytes']!r}")
     if not isinstance(cfg["ablation"], bool):
         raise TypeError(f"config['ablation'] must be a bool; got {cfg['ablation']!r}")
+    checks.nonnegative_int("config['backcopy_steps']", cfg["backcopy_steps"])
+    checks.positive_int("config['backcopy_every']", cfg["backcopy_every"])
     return cfg
 
 
@@ -152,7 +170,7 @@ def train_lm(model: TinyGPT, data: torch.Tensor, *, steps: int, batch: int, lr: 
 
     The history logs, every ``log_every`` steps, the LM loss and the CV / mean importance measured on the
     training batch (from the same forward pass, so it costs nothing extra); ``on_log(step, model)``, when given,
-    is called at the same steps (after the update; e.g. a held-out measurement, :func:`.backcopy.emergence_curve`).
+    is called at the same steps (after the update; e.g. a held-out measurement, :func:`.backcopy.train_backcopy`).
     """
     _check_train(model, data, steps, batch, lr, lam, shared, generator, weight_decay, warmup, clip, log_every,
                  schedule, on_log)
@@ -358,7 +376,8 @@ def run(config: dict, device="cpu", seed: int = 0) -> dict:
     device = torch.device(device)
     t0 = time.perf_counter()
     bar = progress.StageBar(["load corpus, C1 check"] + [f"train {v}" for v in cfg["variants"]]
-                            + (["fine-tune pinning"] if "vanilla" in cfg["variants"] else []), desc="attention_sink")
+                            + (["fine-tune pinning"] if "vanilla" in cfg["variants"] else [])
+                            + (["Bigram-Backcopy sink"] if cfg["backcopy_steps"] else []), desc="attention_sink")
     bar.next("load corpus, C1 check")
     corpus = load_corpus(cfg["max_bytes"])
     results = {"config": {k: v for k, v in cfg.items()}, "corpus": {
@@ -414,6 +433,12 @@ def run(config: dict, device="cpu", seed: int = 0) -> dict:
             ft[f"m={m}"] = finetune_pinning(base, corpus, cfg, device, seed, shared=m, lam=cfg["ft_lam"])
         ft["control_lam0"] = finetune_pinning(base, corpus, cfg, device, seed, shared=0, lam=0.0)
         results["c6"] = ft
+    if cfg["backcopy_steps"]:
+        bar.next("Bigram-Backcopy sink")
+        tb = time.perf_counter()
+        _, points = train_backcopy("vanilla", 0.0, steps=cfg["backcopy_steps"], every=cfg["backcopy_every"],
+                                   seed=seed, device=device)
+        results["backcopy"] = {"points": points, "final": points[-1], "seconds": time.perf_counter() - tb}
     results["seconds"] = time.perf_counter() - t0
     bar.close()
     return results

@@ -3,11 +3,16 @@
 * :func:`plot_sink_explorer` - THE attention-sink explorer: one toy head, its attention map with the sink
   column, the gate ``G_t`` of the three variants and the MoE identity ``O_t = G_t E_t``
   (docs/papers/attention_sink.md §3.2).
+* :func:`plot_trained_explorer` - the same explorer on the shipped Bigram-Backcopy models whose sinks are real
+  (:mod:`.trained`): a head's attention map on a held-out window, every head's gate per token, the heads' load
+  with and without the balancing loss; :func:`plot_emergence` - their sink share and value drain over training.
 * :func:`plot_training`, :func:`plot_importance`, :func:`plot_ablation`, :func:`plot_pinning`,
   :func:`plot_run` - figures of a finished :func:`~icml26.papers.attention_sink.experiment.run`.
 """
 
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 import torch
@@ -16,7 +21,9 @@ from icml26 import checks
 from icml26.nn.attention import attention
 from icml26.viz import PALETTE, figure
 
-from .method import moe_decomposition
+from . import trained
+from .backcopy import held_out
+from .method import head_importance, layer_cv, moe_decomposition, stack_gates
 
 TOY_VARIANTS = ("vanilla", "sink", "gated_head")
 
@@ -90,6 +97,95 @@ def plot_sink_explorer(variant: str = "vanilla", sink_logit: float = 1.0, first_
     err = np.abs(toy["vanilla"].out[0, 0, 1:].numpy() - (toy["moe_gate"][1:, None] * toy["expert"][1:]).numpy()).max()
     ax.set(xlabel="position t", title=f"value drain: max gap {err:.2g}")
     ax.legend(fontsize=8)
+    return fig
+
+
+@functools.cache
+def _trained(variant: str, lam: float):
+    model, meta = trained.load(variant, lam)
+    data = held_out(meta["recipe"]["seed"], model.cfg.context)
+    with torch.no_grad():
+        _, res = model(data["val"], return_attn=True, need_weights=True)
+    return model, meta, data, res
+
+
+def plot_trained_explorer(variant: str = "vanilla", lam: float = 0.0, head: int = 0, window: int = 0):
+    """Three panels on a shipped Bigram-Backcopy model (:mod:`.trained`, one layer): ``head``'s attention map on
+    held-out ``window`` (key 0 = BOS outlined; for sink attention a first column holds the learned sink's mass;
+    the rows of copy queries, at a trigger, whose next token copies the token before it, are marked), every head's gate
+    ``G_t`` along that window (trigger queries shaded), and each head's load ``Imp`` (mean gate over the held-out
+    windows, §3.3) of the model trained without and with the balancing loss."""
+    checks.one_of("variant", variant, trained.VARIANTS)
+    checks.one_of("lam", lam, trained.LAMS)
+    _, meta, data, res = _trained(variant, lam)
+    n_heads, n_win = res[0].gate.shape[1], data["val"].shape[0]
+    if isinstance(head, bool) or not isinstance(head, int) or not 0 <= head < n_heads:
+        raise ValueError(f"head must be an integer in [0, {n_heads}); got {head!r}")
+    if isinstance(window, bool) or not isinstance(window, int) or not 0 <= window < n_win:
+        raise ValueError(f"window must be an integer in [0, {n_win}); got {window!r}")
+    tokens = data["val"][window]
+    trig = torch.isin(tokens, data["triggers"]).numpy()
+    w = res[0].weights[window, head].numpy()
+    sink_col = variant == "sink"
+    if sink_col:
+        w = np.concatenate([1 - w.sum(-1, keepdims=True), w], axis=1)
+    fig, axes = figure(ncols=3, width=3.8, height=3.4)
+    ax = axes[0, 0]
+    ax.imshow(w, cmap="viridis", vmin=0, vmax=1, aspect="auto")
+    col = 1 if sink_col else 0
+    import matplotlib.patches as patches
+
+    ax.add_patch(patches.Rectangle((col - 0.5, -0.5), 1, w.shape[0], fill=False, edgecolor=PALETTE[1], lw=2))
+    rows = np.flatnonzero(trig)  # a trigger's query predicts the copy: it must look back one token
+    ax.scatter(np.full(len(rows), w.shape[1] - 1), rows, marker="<", color=PALETTE[3], s=18, label="copy query")
+    ax.set(title=f"{variant}, lam={lam:g}: head {head}", xlabel="keys (" + ("col 0 = sink, " if sink_col else "")
+           + "BOS outlined)", ylabel="query t")
+    ax.grid(False)
+    ax.legend(fontsize=7, loc="lower left")
+    ax = axes[0, 1]
+    t = np.arange(1, len(tokens))
+    for r in rows:
+        ax.axvspan(r - 0.5, r + 0.5, color=PALETTE[3], alpha=0.15, lw=0)
+    for h in range(n_heads):
+        ax.plot(t, res[0].gate[window, h, 1:].numpy(), color=PALETTE[h], lw=2.5 if h == head else 1.2,
+                label=f"head {h}")
+    ax.set(ylim=(-0.02, 1.02), xlabel="position t (shaded: copy queries)", ylabel="gate G_t",
+           title="the gate opens where there is a token to copy")
+    ax.legend(fontsize=7, loc="lower right")
+    ax = axes[0, 2]
+    for i, lm in enumerate(trained.LAMS):
+        imp = head_importance(stack_gates(_trained(variant, lm)[3]))
+        cv = float(layer_cv(imp).mean())
+        ax.bar(np.arange(n_heads) + (i - 0.5) * 0.4, imp[0].numpy(), 0.4, color=PALETTE[i + 4],
+               label=f"lam={lm:g} (CV {cv:.2f})")
+    ax.set(ylim=(0, 1), xticks=range(n_heads), xlabel="head", ylabel="Imp (mean gate)", title="heads' load")
+    ax.legend(fontsize=7)
+    return fig
+
+
+def plot_emergence(variant: str = "vanilla", lam: float = 0.0):
+    """The training curve stored with a shipped model: each head's first-token share from non-trigger queries
+    (solid) and from copy-trigger queries (dashed), the sink head's BOS value norm over the median value norm, and
+    the validation loss, against Adam steps."""
+    checks.one_of("variant", variant, trained.VARIANTS)
+    checks.one_of("lam", lam, trained.LAMS)
+    _, meta, _, _ = _trained(variant, lam)
+    pts = meta["points"]
+    steps = [p["step"] for p in pts]
+    non, trig = np.array([p["a0_non_trigger"][0] for p in pts]), np.array([p["a0_trigger"][0] for p in pts])
+    fig, axes = figure(ncols=3, width=3.6, height=3.0)
+    for h in range(non.shape[1]):
+        axes[0, 0].plot(steps, non[:, h], color=PALETTE[h], label=f"head {h}, no token to copy")
+        axes[0, 0].plot(steps, trig[:, h], "--", color=PALETTE[h], label=f"head {h}, copy query")
+    axes[0, 0].axhline(0.3, color="grey", lw=0.8, ls=":")
+    axes[0, 0].set(ylim=(0, 1), xlabel="Adam step", ylabel="attention on BOS", title="a sink forms")
+    axes[0, 0].legend(fontsize=7)
+    axes[0, 1].plot(steps, [p["sink_head_v0_ratio"] for p in pts], color=PALETTE[2])
+    axes[0, 1].axhline(0.5, color="grey", lw=0.8, ls=":")
+    axes[0, 1].set(xlabel="Adam step", ylabel="||v_BOS|| / median ||v||", title="value drain (sink head)")
+    axes[0, 2].plot(steps, [p["val_loss"] for p in pts], color=PALETTE[0])
+    axes[0, 2].set(xlabel="Adam step", ylabel="validation loss (nats)", yscale="log",
+                   title=f"{variant}, lam={lam:g}, seed {meta['recipe']['seed']}")
     return fig
 
 
