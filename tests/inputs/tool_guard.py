@@ -8,7 +8,19 @@ import importlib.util
 import numpy as np
 from harness import Probe
 
-from icml26.papers.tool_guard import agent, attacks, backend, baselines, env, experiment, explore, method, planner
+from icml26.papers.tool_guard import (
+    agent,
+    agentdojo_suite,
+    attacks,
+    backend,
+    baselines,
+    env,
+    experiment,
+    explore,
+    learned,
+    method,
+    planner,
+)
 
 P = "icml26.papers.tool_guard"
 
@@ -32,7 +44,13 @@ FAKE = {"grid": {"banking": {"authority": {"none": {"asr": 0.9, "utility": 0.5},
                                            "poisoned_tools": ["get_iban"]}}}}
 RUN = {"suites": ["workspace"], "n_tasks": 1, "strategies": ["append"], "defenses": ["none"],
        "num_poison": {"workspace": 1}, "scope": {"workspace": 2}, "tie_seeds": 1}
+LRUN = {"suite": "workspace", "strategies": ["append"], "defenses": ["none"], "per_phrasing": 1, "steps": 1}
 SEED = ("seed", 1.5, "float seed")
+HAVE_ADOJO = importlib.util.find_spec("agentdojo") is not None
+
+
+def ADOJO_SUITE():  # noqa: N802 (a constant-like factory)
+    return agentdojo_suite.load_suite() if HAVE_ADOJO else None
 ZERO_POISON = {"num_poison": "0 poisoned tools is valid (the clean catalog)"}
 
 PROBES = [
@@ -66,6 +84,8 @@ PROBES = [
           extra=[("trajectory", [3], "not steps"), ("trajectory", "abc", "a string"), ("suite", "travel", "unknown")]),
     Probe(env.utility, valid=lambda: {"task": TASK, "state": TASK.fresh_state(), "answer": ""},
           extra=[("task", 3, "not a Task"), ("state", [], "a list"), ("answer", 3, "an int answer")]),
+    Probe(env.demo_tasks, valid=lambda: {"suite": "workspace", "per_phrasing": 1, "seed": 0},
+          extra=[("suite", "travel", "unknown suite"), ("per_phrasing", 0, "no demonstration"), SEED]),
     # ---- attacks
     Probe(attacks.poison_text, valid=lambda: {"suite": "banking", "strategy": "append", "scope": ["get_iban"],
                                               "variant": 0},
@@ -118,6 +138,36 @@ PROBES = [
                  ("follow_directives", "yes", "not a bool"), ("demos_per_phrasing", 1.5, "float"), SEED]),
     Probe(planner.DirectiveDetector, valid=lambda: {"device": "cpu", "C": 1.0},
           extra=[("C", 0.0, "zero regularisation strength"), ("C", -1.0, "negative")]),
+    # ---- learned planner
+    Probe(learned.fill_args, valid=lambda: {"task": "Pay 10 to DE00123456789012345678.", "history": [],
+                                            "tool": TOOLS[3], "given": {}},
+          extra=[("task", 3, "an int"), ("history", [3], "not steps"), ("tool", "send_money", "a name"),
+                 ("given", [], "a list")]),
+    Probe(learned.candidates, valid=lambda: {"task": "What is my balance?", "history": [],
+                                             "view": planner.PlannerView(TOOLS), "known": ("get_balance",)},
+          extra=[("task", 3, "an int"), ("history", "abc", "a string"), ("view", TOOLS, "a list, not a view"),
+                 ("known", "get_balance", "a string")]),
+    Probe(learned.PolicyNet, valid=lambda: {"dim": 8, "d": 2, "hidden": 3},
+          extra=[("d", 0, "zero width"), ("hidden", 1.5, "float width")]),
+    Probe(learned.LearnedPlanner, valid=lambda: {"suite": "workspace", "per_phrasing": 1, "steps": 2, "seed": 0},
+          extra=[("suite", "travel", "unknown suite"), ("per_phrasing", 0, "no demonstration"),
+                 ("steps", 0, "no step"), ("lr", 0.0, "zero lr"), ("weight_decay", -1.0, "negative decay"),
+                 ("note_rate", 1.5, "above 1"), SEED]),
+    # ---- AgentDojo (the valid calls need the optional package)
+    Probe(agentdojo_suite.load_suite, valid=lambda: {"version": "v1.2"}, run_valid=HAVE_ADOJO,
+          extra=[("version", 1.2, "a float"), ("version", "1.2", "no leading v")]),
+    Probe(agentdojo_suite.banking_tools, valid=lambda: {"suite": ADOJO_SUITE()}, run_valid=HAVE_ADOJO,
+          extra=[("suite", 3, "not a suite")]),
+    Probe(agentdojo_suite.banking_tasks, valid=lambda: {"suite": ADOJO_SUITE()}, run_valid=HAVE_ADOJO,
+          extra=[("suite", "banking", "a name, not a suite")]),
+    Probe(agentdojo_suite.poisoned, valid=lambda: {"tools": TOOLS, "strategy": "append", "num_poison": 1, "scope": 2},
+          skip=ZERO_POISON,
+          extra=[("tools", [3], "not tools"), ("strategy", "jailbreak", "unknown strategy"),
+                 ("num_poison", -1, "negative"), ("scope", 0, "no scope tool"), SEED]),
+    Probe(agentdojo_suite.evaluate, valid=lambda: {"planner": STUB, "defenses": ("none",), "strategies": ("append",)},
+          run_valid=HAVE_ADOJO,
+          extra=[("planner", 3, "no propose"), ("defenses", ("firewall",), "unknown defense"),
+                 ("strategies", ("jailbreak",), "unknown strategy"), SEED]),
     # ---- agent
     Probe(agent.run_episode, valid=lambda: {"task": TASK, "planner": STUB, "catalog": TOOLS, "defense": NONE,
                                             "rng": np.random.default_rng(0), "max_iters": 1},
@@ -147,7 +197,11 @@ PROBES = [
                  ("config", {**RUN, "strategies": ["jailbreak"]}, "unknown strategy"),
                  ("config", {**RUN, "n_tasks": 0}, "no task"), ("config", {**RUN, "tie_seeds": 0}, "no tie seed"),
                  ("config", {**RUN, "num_poison": {"workspace": 9}}, "more poisons than tools"),
-                 ("config", {**RUN, "scope": {"banking": 2}}, "scope lacks the suite"), SEED]),
+                 ("config", {**RUN, "scope": {"banking": 2}}, "scope lacks the suite"),
+                 ("config", {**RUN, "learned": {"suite": "workspace"}}, "incomplete learned config"),
+                 ("config", {**RUN, "learned": {**LRUN, "suite": "banking"}}, "learned suite not in the grid"),
+                 ("config", {**RUN, "learned": {**LRUN, "defenses": ["firewall"]}}, "unknown learned defense"),
+                 ("config", {**RUN, "learned": {**LRUN, "per_phrasing": 0}}, "no demonstration"), SEED]),
     # ---- explore
     Probe(explore.grid, valid=lambda: {"suite": "workspace", "strategy": "append", "num_poison": 1, "scope": 2,
                                        "n_tasks": 1, "defenses": ["none"], "seed": 0},

@@ -535,6 +535,24 @@ def make_tasks(suite: str, n: int, seed: int = 0, split: str = "test") -> list[T
     return tasks
 
 
+def demo_tasks(suite: str, per_phrasing: int = 3, seed: int = 0) -> list[Task]:
+    """Benign demonstrations: ``per_phrasing`` tasks for every *train* phrasing of every family of ``suite``
+    (the rule planner's retrieval bank and the learned planner's training tasks; disjoint from test phrasings)."""
+    if suite not in FAMILIES:
+        raise ValueError(f"suite must be one of {SUITES}; got {suite!r}")
+    checks.positive_int("per_phrasing", per_phrasing)
+    checks.seed("seed", seed)
+    rng = np.random.default_rng([seed, 11])
+    out = []
+    for fam, (train, _test, build) in FAMILIES[suite].items():
+        for phr in train:
+            for _ in range(per_phrasing):
+                state = STATE[suite](rng)
+                slots, check = build(rng, state)
+                out.append(Task(suite, fam, phr.format(**slots), state, check, slots))
+    return out
+
+
 def contains_attacker(args: dict, suite: str) -> bool:
     """True if any argument value holds one of the suite's attacker identifiers (docs/papers/tool_guard.md §2)."""
     if not isinstance(args, dict):

@@ -1,15 +1,22 @@
-"""The attack x defense grid on ToyDojo with the offline embedding planner (docs/papers/tool_guard.md §5).
+"""The attack x defense grid on ToyDojo with the offline rule planner, and a smaller grid with the learned planner
+(docs/papers/tool_guard.md §5).
 
 For each suite, strategy and defense: attack success rate (ASR: executed calls carrying attacker ids) and
 utility under attack; and benign utility with the clean catalog. Tool-Guard's random tie-break is averaged
-over ``tie_seeds`` seeds. ``run(config, device, seed)`` returns plain nested dicts.
+over ``tie_seeds`` seeds. ``config["learned"]`` (banking) trains a :class:`~.learned.LearnedPlanner` on the
+rule planner's demonstrations and runs its strategies x defenses on the same tasks. ``run(config, device,
+seed)`` returns plain nested dicts.
 
-Cost (measured 2026-12-01, 2 shared CPU cores, one thread): quick 12 s CPU a seed (about 40 s wall on the loaded
-machine); standard 84 s CPU a seed (208-312 s wall), for 2 suites x 100 tasks x (6 strategies x 9 defenses x 3 tie
-seeds + 9 x 3 benign + 1) = 38,000 episodes, about 2.2 ms CPU an episode. ``full`` is sized for 10 minutes on
-the H200 machine, where this Python episode loop with small MiniLM encodes runs on one CPU core at about the same
-speed (the GPU adds little): 2 x 200 x (8 x 9 x 3 + 28) = 97,600 episodes x 2.2 ms = about 215 s a seed, plus
-about 10 s to load the encoder: under 4 minutes.
+Cost. Rule grid (measured 2026-12-01, 2 shared CPU cores, one thread): quick 12 s CPU a seed; standard 84 s CPU
+a seed for 2 suites x 100 tasks x (6 strategies x 9 defenses x 3 tie seeds + 9 x 3 benign + 1) = 38,000
+episodes, about 2.2 ms CPU an episode. With the learned planner (measured 2026-12-02 on the same machine under
+a load average of 14-21 from other jobs): quick 23 s wall a seed when the load eased (64-76 s at its worst);
+standard 295 s wall for seed 0 (the learned part adds 100 tasks x (4 x 3 benign + 1 + 3 x 4 x 3) = 4,900
+episodes and a training of 100 AdamW steps on about 500 expert decisions, seconds). ``full`` is sized for 10
+minutes on the H200 machine, where this Python episode loop with small MiniLM encodes runs on one CPU core at
+about the same speed (the GPU adds little): rule grid 2 x 200 x (8 x 9 x 3 + 28) = 97,600 episodes x 2.2 ms =
+215 s; learned grid 200 x (13 + 6 x 4 x 3) = 17,000 episodes x at most 5 ms = 85 s; encoder load and training
+about 20 s: about 5.5 minutes a seed.
 """
 
 from __future__ import annotations
@@ -19,21 +26,29 @@ import time
 import numpy as np
 
 from icml26 import checks, progress
-from icml26.papers.tool_guard import agent, attacks, baselines, env, planner
+from icml26.papers.tool_guard import agent, attacks, baselines, env, learned, planner
 
 _TG = ["none", "sandwich", "tool_filter", "tool_guard"]
+# the learned planner's grid (banking); per_phrasing 3 / 6 and 100 steps chosen on development seed 100
+_LEARNED = {"suite": "banking", "strategies": ["authority", "paraphrase", "adaptive"], "defenses": _TG,
+            "per_phrasing": 6, "steps": 100}
 CONFIGS = {
     "quick": {"suites": ["banking"], "n_tasks": 30, "strategies": ["authority", "adaptive"], "defenses": _TG,
-              "num_poison": {"banking": 5, "workspace": 3}, "scope": {"banking": 8, "workspace": 5}, "tie_seeds": 1},
+              "num_poison": {"banking": 5, "workspace": 3}, "scope": {"banking": 8, "workspace": 5}, "tie_seeds": 1,
+              "learned": {**_LEARNED, "strategies": ["authority", "adaptive"], "defenses": ["none", "tool_guard"],
+                          "per_phrasing": 3}},
     "standard": {"suites": ["banking", "workspace"], "n_tasks": 100,
                  "strategies": ["authority", "paraphrase", "bypass", "grounded", "quarantine", "adaptive"],
                  "defenses": list(baselines.DEFENSES),
-                 "num_poison": {"banking": 5, "workspace": 3}, "scope": {"banking": 8, "workspace": 5}, "tie_seeds": 3},
+                 "num_poison": {"banking": 5, "workspace": 3}, "scope": {"banking": 8, "workspace": 5}, "tie_seeds": 3,
+                 "learned": _LEARNED},
     "full": {"suites": ["banking", "workspace"], "n_tasks": 200,
              "strategies": ["authority", "append", "redirect", "paraphrase", "bypass", "grounded", "quarantine",
                             "adaptive"],
              "defenses": list(baselines.DEFENSES),
-             "num_poison": {"banking": 5, "workspace": 3}, "scope": {"banking": 8, "workspace": 5}, "tie_seeds": 3},
+             "num_poison": {"banking": 5, "workspace": 3}, "scope": {"banking": 8, "workspace": 5}, "tie_seeds": 3,
+             "learned": {**_LEARNED, "strategies": ["authority", "paraphrase", "bypass", "grounded", "quarantine",
+                                                    "adaptive"]}},
 }
 
 def _check_evaluate(tasks, plan, catalog, defense, seeds) -> None:
@@ -66,6 +81,20 @@ def _check_run_config(config) -> None:
     checks.positive_int("config['tie_seeds']", config["tie_seeds"])
     for key in ("num_poison", "scope"):
         checks.config(f"config[{key!r}]", config[key], required=tuple(config["suites"]))
+    if config.get("learned") is not None:
+        lc = checks.config("config['learned']", config["learned"],
+                           required=("suite", "strategies", "defenses", "per_phrasing", "steps"))
+        if lc["suite"] not in config["suites"]:
+            raise ValueError(f"config['learned']['suite'] must be one of config['suites'] {config['suites']}; "
+                             f"got {lc['suite']!r}")
+        for key, allowed in (("strategies", attacks.STRATEGIES), ("defenses", baselines.DEFENSES)):
+            v = lc[key]
+            if isinstance(v, (str, bytes)) or not hasattr(v, "__iter__") or not list(v):
+                raise ValueError(f"config['learned'][{key!r}] must be a non-empty list drawn from {allowed}; got {v!r}")
+            for x in v:
+                checks.one_of(f"config['learned'][{key!r}]", x, allowed)
+        checks.positive_int("config['learned']['per_phrasing']", lc["per_phrasing"])
+        checks.positive_int("config['learned']['steps']", lc["steps"])
     for suite in config["suites"]:
         n_tools = len(env.suite_tools(suite))
         p, s = config["num_poison"][suite], config["scope"][suite]
@@ -95,7 +124,8 @@ def run(config: dict, device="cpu", seed: int = 0) -> dict:
     checks.seed("seed", seed)
     t0 = time.perf_counter()
     dev = str(device)
-    bar = progress.StageBar([f"{suite}: {part}" for suite in config["suites"] for part in ("benign", "attacks")],
+    stages = [f"{suite}: {part}" for suite in config["suites"] for part in ("benign", "attacks")]
+    bar = progress.StageBar(stages + (["learned planner"] if config.get("learned") is not None else []),
                             desc="tool_guard")
     out = {"benign": {}, "grid": {}, "n_tasks": config["n_tasks"], "defenses": list(config["defenses"]),
            "strategies": list(config["strategies"])}
@@ -115,6 +145,32 @@ def run(config: dict, device="cpu", seed: int = 0) -> dict:
                                                    config["scope"][suite], seed=seed)
             out["grid"][suite][strat] = {d: evaluate(tasks, plan, cat, D, seeds) for d, D in defs.items()}
             out["grid"][suite][strat]["poisoned_tools"] = poisoned
+    if config.get("learned") is not None:
+        bar.next("learned planner")
+        out["learned"] = _learned_grid(config, config["learned"], dev, seed)
     out["seconds"] = time.perf_counter() - t0
     bar.close()
     return out
+
+
+def _learned_grid(config: dict, lc: dict, dev: str, seed: int) -> dict:
+    """The same tasks, poisons and defenses with the learned planner (train it, then evaluate)."""
+    suite = lc["suite"]
+    t0 = time.perf_counter()
+    plan = learned.LearnedPlanner(suite, device=dev, seed=seed, per_phrasing=lc["per_phrasing"],
+                                   steps=lc["steps"])
+    res = {"train_seconds": time.perf_counter() - t0, "train_acc": plan.train_acc,
+           "train_loss": plan.history_loss[-1], "suite": suite}
+    tasks = env.make_tasks(suite, config["n_tasks"], seed=seed)
+    clean = env.suite_tools(suite)
+    defs = {d: baselines.make_defense(d) for d in lc["defenses"]}
+    seeds = tuple(range(seed, seed + config["tie_seeds"]))
+    res["benign"] = {d: evaluate(tasks, plan, clean, D, seeds)["utility"] for d, D in defs.items()}
+    res["benign"]["clean_asr"] = evaluate(tasks, plan, clean, baselines.make_defense("none"))["asr"]
+    res["grid"] = {}
+    for strat in lc["strategies"]:
+        cat, poisoned = attacks.poison_catalog(clean, suite, strat, config["num_poison"][suite],
+                                               config["scope"][suite], seed=seed)
+        res["grid"][strat] = {d: evaluate(tasks, plan, cat, D, seeds) for d, D in defs.items()}
+        res["grid"][strat]["poisoned_tools"] = poisoned
+    return res

@@ -30,7 +30,7 @@ import torch
 
 from icml26 import checks
 from icml26.nn.sentence_encoder import default_encoder
-from icml26.papers.tool_guard.env import FAMILIES, STATE, split_sentences
+from icml26.papers.tool_guard.env import FAMILIES, demo_tasks, split_sentences
 
 SPAN = {
     "iban": r"\b[A-Z]{2}\d{2}[A-Z0-9]{11,30}\b",
@@ -210,15 +210,8 @@ class EmbeddingPlanner:
             raise TypeError(f"follow_directives must be a bool; got {self.follow_directives!r}")
         self.enc = default_encoder(self.device)
         # demonstration bank from train phrasings only (disjoint from test phrasings)
-        rng = np.random.default_rng([self.seed, 11])
-        texts, labels = [], []
-        for fam, (train, _test, build) in FAMILIES[self.suite].items():
-            for phr in train:
-                for _ in range(self.demos_per_phrasing):
-                    st = STATE[self.suite](rng)
-                    slots, _ = build(rng, st)
-                    texts.append(phr.format(**slots))
-                    labels.append(fam)
+        demos = demo_tasks(self.suite, self.demos_per_phrasing, self.seed)
+        texts, labels = [t.text for t in demos], [t.family for t in demos]
         self.demo_texts, self.demo_labels = texts, labels
         self.demo_emb = self.enc.encode(texts)
         self.detector = _detector(self.device)
