@@ -27,14 +27,20 @@ LP, LP_REF = torch.randn(4, 3, generator=_g, dtype=DT), torch.randn(4, 3, genera
 RP, RN = torch.randn(4, generator=_g, dtype=DT), torch.randn(4, 3, generator=_g, dtype=DT)
 MASK = torch.tensor([[True, False, True], [False, True, False], [True, True, True], [False, False, True]])
 DIVERGENT = torch.tensor([2, 1, 0, 2])
-TINY = {**E.CONFIGS["quick"], "n_findings": 2, "n_teachers": 3, "n_train": 8, "n_val": 4, "n_test": 4, "steps1": 1,
+TINY = {**E.CONFIGS["quick"], "hparams": None, "shared": None,
+        "n_findings": 2, "n_teachers": 3, "n_train": 8, "n_val": 4, "n_test": 4, "steps1": 1,
         "steps2": 1, "d_model": 8, "n_layers": 1, "n_heads": 2, "batch1": 4, "batch2": 2}
 SCORE = {"accuracy": 0.8, "hallucination": 0.1, "omission": 0.1, "well_formed": 1.0}
-RESULTS = {"config": {"note_lr2": 1e-4, "note_beta": 0.1},
-           "runs": [{"teachers": [SCORE, SCORE], "consensus": SCORE, "stage1": SCORE, "methods": {"apo": SCORE},
+DECODED = {"sampled": SCORE, "greedy": SCORE}
+RESULTS = {"config": {},
+           "runs": [{"teachers": [SCORE, SCORE], "consensus": SCORE, "ceilings": {"student": SCORE, "pooled": SCORE},
+                     "stage1": DECODED, "methods": {"apo": {"tuned": DECODED, "shared": DECODED}},
+                     "settings": {"apo": {"tuned": [1e-4, 0.5], "shared": [1e-4, 0.5]}},
                      "curves": {"apo": {"loss": [1.0, 0.5], "w_pos": [0.3, 0.5]}}}],
-           "drift_sweep": {"drift": [0.0, 0.2], "stage1": [0.8, 0.7], "apo": [0.85, 0.8], "best_teacher": [0.8, 0.75],
-                           "consensus": [0.9, 0.85]}}
+           "drift_sweep": {"drift": [0.0, 0.2], "stage1_sampled": [0.8, 0.7], "apo_sampled": [0.85, 0.8],
+                           "stage1_greedy": [0.8, 0.7], "apo_greedy": [0.85, 0.8], "best_teacher": [0.8, 0.75],
+                           "consensus": [0.9, 0.85], "ceiling_student": [0.86, 0.86]}}
+SELECTION = {"seeds": [100], "val_grid": {"apo": [[1e-4, 0.1, 0.5], [1e-4, 0.5, 0.6]]}}
 NOT_A_VOCAB = ("vocab", 3, "not a Vocab")
 
 
@@ -70,6 +76,10 @@ PROBES = [
     Probe(M.apo_loss, valid=lambda: {"r_pos": RP, "r_neg": RN, "neg_mask": MASK},
           extra=[("neg_mask", MASK[:, :2], "mask of the wrong shape"), ("neg_mask", MASK.long(), "integer mask"),
                  ("r_neg", RN[:3], "row mismatch"), ("r_pos", RP[:, None], "two dimensions")]),
+    Probe(M.anchored_apo_loss, valid=lambda: {"r_pos": RP, "r_neg": RN, "logp_pos_per_token": -RP.abs(),
+                                              "neg_mask": MASK, "weight": 1.0},
+          extra=[("logp_pos_per_token", RP[:2], "row mismatch"), ("weight", -1.0, "negative weight"),
+                 ("neg_mask", MASK[:, :2], "mask of the wrong shape")]),
     Probe(M.pl_weights, valid=lambda: {"r_pos": RP, "r_neg": RN, "neg_mask": MASK},
           extra=[("neg_mask", MASK[:, :2], "mask of the wrong shape"), ("r_neg", RN[:3], "row mismatch")]),
     # ---- baselines
@@ -88,27 +98,32 @@ PROBES = [
           extra=[("preset", "random", "unknown preset")]),
     Probe(W.teacher_rates, valid=lambda: {"n_teachers": 3, "n_findings": 2, "drift": 0.2, "tpr_strong": 0.95,
                                           "fpr_strong": 0.05, "tpr_weak": 0.6, "fpr_weak": 0.35,
-                                          "preset": "complementary", "device": "cpu"},
-          extra=[("drift", 1.5, "drift above 1"), ("preset", "random", "unknown preset")]),
+                                          "preset": "complementary", "rounds": 2, "device": "cpu"},
+          extra=[("drift", 1.5, "drift above 1"), ("preset", "random", "unknown preset"), ("rounds", 0, "no round")]),
     Probe(W.make_world, valid=lambda: {"n_cases": 4, "n_findings": 2, "n_teachers": 3, "drift": 0.2, "p_miss": 0.1,
                                        "p_spur": 0.1, "correlation": 0.0, "preset": "complementary", "generator": None,
-                                       "device": "cpu"},
+                                       "device": "cpu", "p_private": 0.1, "rounds": 2},
           extra=[("generator", 3, "not a generator"), ("preset", "random", "unknown preset"),
-                 ("correlation", 1.5, "above 1"), ("n_cases", 2.0, "float count")]),
+                 ("correlation", 1.5, "above 1"), ("n_cases", 2.0, "float count"), ("p_private", 1.5, "above 1"),
+                 ("rounds", 0, "no round")]),
+    Probe(W.bayes_ceiling, valid=lambda: {"world": WORLD, "view": "pooled"},
+          extra=[("world", 3, "not a World"), ("view", "teacher", "unknown view")]),
     # ---- experiment
-    Probe(E.chosen, valid=lambda: {"selection": E.SELECTIONS["standard"]},
-          extra=[("selection", {"apo": {"lr2": 1e-4}}, "no beta"), ("selection", [1], "not a mapping")]),
     Probe(E.grid_points, valid=lambda: {"config": E.CONFIGS["standard"], "objective": "apo"},
           extra=[("objective", "ppo", "unknown objective"), ("config", {"n_train": 3}, "no grid"),
                  ("config", {"grid": {"lr2": [1e-4]}}, "grid without beta")]),
     Probe(E.pipeline, valid=lambda: {"config": dict(TINY), "device": "cpu", "seed": 0, "drift": 0.2,
-                                     "objectives": ["apo"], "hparams": {"apo": [1e-4, 0.1]}},
-          extra=[("objectives", ["ppo"], "unknown objective"), ("hparams", {"apo": [1e-4]}, "one value"),
-                 ("hparams", {"apo": [-1.0, 0.1]}, "negative lr"), ("config", {"n_train": 3}, "incomplete"),
+                                     "objectives": ["apo"]},
+          extra=[("objectives", ["ppo"], "unknown objective"), ("config", {**TINY, "hparams": {"apo": [1e-4]}},
+                                                                          "one value"),
+                 ("config", {**TINY, "shared": [-1.0, 0.1]}, "negative lr"), ("config", {"n_train": 3}, "incomplete"),
                  ("drift", 1.5, "drift above 1"), ("seed", 1.5, "float seed")]),
     Probe(E.select_hparams, valid=lambda: {"config": {**TINY, "objectives": ["sft_consensus"]}, "device": "cpu",
-                                           "seed": 0},
-          extra=[("config", {"n_train": 3}, "incomplete"), ("seed", 1.5, "float seed")]),
+                                           "seeds": [100]},
+          extra=[("config", {"n_train": 3}, "incomplete"), ("seeds", [1.5], "float seed"),
+                 ("seeds", [0], "an evaluation seed")]),
+    Probe(E.summarize, valid=lambda: {"out": RESULTS["runs"][0]},
+          extra=[("out", {}, "no scores"), ("out", [1], "not a mapping")]),
     Probe(E.run, valid=lambda: {"config": dict(TINY), "device": "cpu", "seed": 0},
           extra=[("config", {"n_train": 3}, "incomplete"),
                  ("config", {**TINY, "objectives": ["ppo"]}, "unknown objective"),
@@ -155,8 +170,8 @@ PROBES = [
     # ---- explore
     Probe(X.plot_drifting_teachers, valid=lambda: {"drift": 0.2, "fpr_weak": 0.35, "correlation": 0.0,
                                                    "preset": "complementary", "n_findings": 2, "n_cases": 20,
-                                                   "seed": 0},
-          extra=[("preset", "random", "unknown preset"), ("seed", 1.5, "float seed")]),
+                                                   "seed": 0, "p_private": 0.1},
+          extra=[("preset", "random", "unknown preset"), ("seed", 1.5, "float seed"), ("p_private", 2.0, "above 1")]),
     Probe(X.plot_negative_weights, valid=lambda: {"margin": 1.0, "spread": 1.0, "n_negatives": 3, "objective": "apo"},
           extra=[("objective", "ppo", "unknown objective"), ("spread", -1.0, "negative spread")]),
     Probe(X.results_table, valid=lambda: {"results": RESULTS},
@@ -168,8 +183,9 @@ PROBES = [
     Probe(X.plot_drift_sweep, valid=lambda: {"results": RESULTS},
           extra=[("results", {}, "no drift sweep"),
                  ("results", {"drift_sweep": {"drift": [0.0]}}, "incomplete sweep")]),
-    Probe(X.plot_selection, valid=lambda: {"selection": E.SELECTIONS["standard"]},
-          extra=[("selection", {}, "empty"), ("selection", {"apo": {"val_grid": []}}, "no grid")]),
+    Probe(X.plot_selection, valid=lambda: {"selection": SELECTION},
+          extra=[("selection", {}, "empty"), ("selection", {"val_grid": {"apo": []}}, "no grid"),
+                 ("selection", {"val_grid": [1]}, "grid not a mapping")]),
 ]
 EXEMPT = {
     "icml26.papers.apo_alignment.drifting_teachers.World": "a dataclass of plain tensor fields, filled by make_world",

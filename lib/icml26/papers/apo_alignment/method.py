@@ -15,6 +15,9 @@ Pieces (docs/papers/apo_alignment.md §3; bare § numbers below are that page's)
 * :func:`apo_loss` (§3.4): ``-r(t+) + logsumexp(r(t+), r(tau_1..tau_N))``, i.e. the Plackett-Luce top-1
   loss with all N source trajectories as negatives; built on the shared
   :func:`icml26.ranking.plackett_luce.top1_nll`. With one negative it is exactly DPO.
+* :func:`anchored_apo_loss` (*our stabilised variant*, not the paper's): the PL loss plus the token-averaged
+  NLL of ``t+`` (an "NLL anchor" as in RPO-style DPO), which stops the likelihood of ``t+`` from falling
+  together with the negatives' (likelihood displacement).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from icml26 import checks
 from icml26.ranking.plackett_luce import top1_nll
 
 __all__ = ["Vocab", "render", "parse", "prompt_tokens", "consensus", "negative_mask", "most_divergent",
-           "implicit_reward", "apo_loss", "pl_weights"]
+           "implicit_reward", "apo_loss", "anchored_apo_loss", "pl_weights"]
 
 PAD, BOS, SEP, EOS, PRES, ABS, CHECK, SUMMARY = range(8)
 
@@ -249,6 +252,23 @@ def apo_loss(r_pos: torch.Tensor, r_neg: torch.Tensor, neg_mask: torch.Tensor | 
 
 def _apo_loss(r_pos, r_neg, neg_mask=None):
     return top1_nll(r_pos, r_neg, neg_mask)
+
+
+def anchored_apo_loss(r_pos: torch.Tensor, r_neg: torch.Tensor, logp_pos_per_token: torch.Tensor,
+                      neg_mask: torch.Tensor | None = None, weight: float = 1.0) -> torch.Tensor:
+    """``apo_loss + weight * (-logp_pos_per_token)`` per case ``(C,)``: PL with an NLL anchor on ``t+``.
+
+    ``logp_pos_per_token`` ``(C,)`` is the policy's token-averaged log-probability of ``t+`` (our
+    stabilisation; the paper's objective is ``weight = 0``).
+    """
+    _check_rewards(r_pos, r_neg, neg_mask)
+    checks.tensor("logp_pos_per_token", logp_pos_per_token, shape=tuple(r_pos.shape), dtype_kind="float")
+    checks.nonnegative_number("weight", weight)
+    return _anchored_apo_loss(r_pos, r_neg, logp_pos_per_token, neg_mask, weight)
+
+
+def _anchored_apo_loss(r_pos, r_neg, logp_pos_per_token, neg_mask=None, weight=1.0):
+    return _apo_loss(r_pos, r_neg, neg_mask) - weight * logp_pos_per_token
 
 
 def pl_weights(r_pos: torch.Tensor, r_neg: torch.Tensor, neg_mask: torch.Tensor | None = None) -> torch.Tensor:

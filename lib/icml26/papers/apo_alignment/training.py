@@ -23,6 +23,7 @@ from icml26.papers.apo_alignment.method import (
     EOS,
     PAD,
     Vocab,
+    _anchored_apo_loss,
     _apo_loss,
     _check_binary,
     _check_vocab,
@@ -194,6 +195,7 @@ def preference(policy: TinyGPT, data: dict, prompt_len: int, objective: str, ste
                ref: TinyGPT | None = None, ref_lp: torch.Tensor | None = None, clip: float | None = 1.0) -> dict:
     """Stage 2 (§3.4) with ``objective`` in :data:`OBJECTIVES`; ``policy`` starts at ``pi_ref``.
 
+    ``apo_nll`` is APO with an NLL anchor on ``t+`` (:func:`method.anchored_apo_loss`, a stabilised variant).
     Only cases with at least one usable negative are sampled (the same pool for every objective).
     ``ref_lp`` (from :func:`reference_logprobs`) avoids recomputing the frozen reference; otherwise it is
     computed from ``ref`` (default: a frozen copy of ``policy``). ``clip``: max global gradient norm
@@ -257,6 +259,8 @@ def preference(policy: TinyGPT, data: dict, prompt_len: int, objective: str, ste
         mask = neg_mask[idx]
         if objective == "apo":
             per = _apo_loss(r[:, 0], r[:, 1:], mask)
+        elif objective == "apo_nll":
+            per = _anchored_apo_loss(r[:, 0], r[:, 1:], lp[:, 0] / ntok[idx, 0], mask)
         elif objective == "pairwise":
             per = _pairwise_dpo_loss(r[:, 0], r[:, 1:], mask)
         else:
