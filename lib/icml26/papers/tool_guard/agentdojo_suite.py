@@ -1,8 +1,8 @@
 """The real AgentDojo banking suite run offline through our episode loop (docs/papers/tool_guard.md §3.3).
 
 Needs the optional ``agentdojo`` package (PyPI ``agentdojo`` 0.1.35; the extra ``icml26[agentdojo]``, in the CI
-lock). Its banking tools become :class:`~icml26.papers.tool_guard.env.ToolSpec` objects whose functions call AgentDojo's own
-``FunctionsRuntime`` on its own environment; each of its 16 user tasks becomes a
+lock). Its banking tools become :class:`~icml26.papers.tool_guard.env.ToolSpec` objects whose functions call
+AgentDojo's own ``FunctionsRuntime`` on its own environment; each of its 16 user tasks becomes a
 :class:`~icml26.papers.tool_guard.env.Task` whose utility check is the task's own ``utility(model_output,
 pre_environment, post_environment)``. The planners, defenses and poisons are ours and unchanged, so no model is
 called. AgentDojo's banking data uses ``GB29NWBK60161331926819`` as a friend's account (user tasks 3 and 4 pay
