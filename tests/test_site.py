@@ -21,6 +21,18 @@ def test_exported_html_typesets_maths_locally_and_loads_no_script_from_a_network
     assert (tmp_path / "notebooks" / "fixtures" / mathjax).resolve().exists()
 
 
+def test_mathjax_installs_once_when_several_exports_start_together(tmp_path):
+    """Parallel notebook exports (run_notebooks with jobs > 1) each copy MathJax into a folder of their own; the
+    first finished copy is kept and nobody deletes another's copy midway (the old shared temporary folder could)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(4) as pool:
+        dests = list(pool.map(lambda _: site.install_mathjax(tmp_path), range(4)))
+    assert all(d == tmp_path / "mathjax" for d in dests) and (tmp_path / "mathjax" / "MathJax.js").is_file()
+    assert [p.name for p in tmp_path.iterdir()] == ["mathjax"]  # no temporary copy left behind
+    assert site.install_mathjax(tmp_path) == tmp_path / "mathjax"
+
+
 def test_widget_state_and_views_are_dropped_but_their_fallback_kept():
     nb = {"metadata": {"widgets": {"state": {}}}, "cells": [{"cell_type": "code", "outputs": [
         {"output_type": "display_data", "data": {"application/vnd.jupyter.widget-view+json": {"model_id": "x"},

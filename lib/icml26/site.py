@@ -17,6 +17,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from icml26 import atomic, registry
@@ -42,12 +43,24 @@ def install_mathjax(static_root: str | os.PathLike) -> Path:
     from icml26 import checks
 
     dest = checks.path("static_root", static_root) / "mathjax"
-    if not (dest / "MathJax.js").exists():
-        tmp = dest.with_name(".mathjax.partial")
+    if (dest / "MathJax.js").exists():
+        return dest
+    # each process copies into its own temporary folder: two notebooks exported at once (run_notebooks with
+    # jobs > 1) must not delete each other's partial copy; the first complete copy to be renamed wins
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=dest.parent, prefix=".mathjax."))
+    os.chmod(tmp, 0o755)  # mkdtemp's 0700 would follow the folder into a published site
+    try:
+        shutil.copytree(mathjax_source(), tmp, dirs_exist_ok=True)
+        if dest.exists() and not (dest / "MathJax.js").exists():
+            shutil.rmtree(dest, ignore_errors=True)  # a copy left incomplete by a crash
+        try:
+            os.replace(tmp, dest)
+        except OSError:
+            if not (dest / "MathJax.js").exists():  # not another process's finished copy: a real failure
+                raise
+    finally:
         shutil.rmtree(tmp, ignore_errors=True)
-        shutil.copytree(mathjax_source(), tmp)
-        shutil.rmtree(dest, ignore_errors=True)
-        os.replace(tmp, dest)
     return dest
 
 
