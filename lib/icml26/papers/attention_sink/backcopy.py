@@ -100,7 +100,7 @@ def sink_point(model, val: torch.Tensor, triggers: torch.Tensor, sink_from: int 
     """Sink statistics of ``model`` on the windows ``val`` (queries ``t >= sink_from``): validation loss, the
     first-token share (mean, and per layer x head from non-trigger and from trigger queries: an active-dormant
     head puts its mass on BOS where it has nothing to copy), the BOS value norm over the median value norm
-    (mean and per head: value drain), the heads' CV and the loss change when ``v_0`` is zeroed
+    (mean over heads, and of the sink head: value drain), the heads' CV and the loss change when ``v_0`` is zeroed
     (:func:`.experiment.evaluate`). The *sink head* is the head with the largest non-trigger share."""
     from icml26.papers.attention_sink.experiment import evaluate
 
