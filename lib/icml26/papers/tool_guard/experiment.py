@@ -68,15 +68,19 @@ def _check_evaluate(tasks, plan, catalog, defense, seeds) -> None:
         checks.seed("seeds", s)
 
 
+def _check_choices(name: str, value, allowed) -> None:
+    """``value`` is a non-empty list whose every entry is one of ``allowed``."""
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__") or not list(value):
+        raise ValueError(f"{name} must be a non-empty list drawn from {allowed}; got {value!r}")
+    for x in value:
+        checks.one_of(name, x, allowed)
+
+
 def _check_run_config(config) -> None:
     need = ("suites", "n_tasks", "strategies", "defenses", "num_poison", "scope", "tie_seeds")
     checks.config("config", config, required=need)
     for key, allowed in (("suites", env.SUITES), ("strategies", attacks.STRATEGIES), ("defenses", baselines.DEFENSES)):
-        v = config[key]
-        if isinstance(v, (str, bytes)) or not hasattr(v, "__iter__") or not list(v):
-            raise ValueError(f"config[{key!r}] must be a non-empty list drawn from {allowed}; got {v!r}")
-        for x in v:
-            checks.one_of(f"config[{key!r}]", x, allowed)
+        _check_choices(f"config[{key!r}]", config[key], allowed)
     checks.positive_int("config['n_tasks']", config["n_tasks"])
     checks.positive_int("config['tie_seeds']", config["tie_seeds"])
     for key in ("num_poison", "scope"):
@@ -88,11 +92,7 @@ def _check_run_config(config) -> None:
             raise ValueError(f"config['learned']['suite'] must be one of config['suites'] {config['suites']}; "
                              f"got {lc['suite']!r}")
         for key, allowed in (("strategies", attacks.STRATEGIES), ("defenses", baselines.DEFENSES)):
-            v = lc[key]
-            if isinstance(v, (str, bytes)) or not hasattr(v, "__iter__") or not list(v):
-                raise ValueError(f"config['learned'][{key!r}] must be a non-empty list drawn from {allowed}; got {v!r}")
-            for x in v:
-                checks.one_of(f"config['learned'][{key!r}]", x, allowed)
+            _check_choices(f"config['learned'][{key!r}]", lc[key], allowed)
         checks.positive_int("config['learned']['per_phrasing']", lc["per_phrasing"])
         checks.positive_int("config['learned']['steps']", lc["steps"])
     for suite in config["suites"]:
