@@ -71,13 +71,10 @@ _FIELD = ["reference", "current value", "token", "state"]
 def fill_args(task: str, history: list[dict], tool: ToolSpec, given: dict) -> dict:
     """Complete ``given`` with the tool's required parameters, by type: from the task, else from the most recent
     output, where the output's lines sharing the most words with the task come first (ties keep their order)."""
-    if not isinstance(task, str):
-        raise TypeError(f"task must be a string; got {type(task).__name__}")
+    checks.instance("task", task, str)
     checks.mapping_items("history", history)
-    if not isinstance(tool, ToolSpec):
-        raise TypeError(f"tool must be a ToolSpec; got {type(tool).__name__}")
-    if not isinstance(given, dict):
-        raise TypeError(f"given must be a dict of arguments; got {type(given).__name__}")
+    checks.instance("tool", tool, ToolSpec)
+    checks.instance("given", given, dict)
     args = dict(given)
     words = set(re.findall(r"[a-z]+", task.lower()))
     texts = [task]
@@ -102,11 +99,9 @@ def candidates(task: str, history: list[dict], view: PlannerView, known=()) -> l
     """The actions a planner may take (module docstring): a call of each ``known`` tool (the tools it was trained
     with; visible or not) and of each visible tool, sentence-derived calls of visible tools, and ``done``. Each
     carries its call and the names of the tools its features describe."""
-    if not isinstance(task, str):
-        raise TypeError(f"task must be a string; got {type(task).__name__}")
+    checks.instance("task", task, str)
     checks.mapping_items("history", history)
-    if not isinstance(view, PlannerView):
-        raise TypeError(f"view must be a PlannerView; got {type(view).__name__}")
+    checks.instance("view", view, PlannerView)
     if isinstance(known, (str, bytes)) or not all(isinstance(k, str) for k in known):
         raise TypeError(f"known must be a collection of tool names; got {known!r}")
     visible = {t.name: t for t in view.tools}
