@@ -1,31 +1,58 @@
-"""Benchmark for data_mixing: M tiny MLPs on M mixtures trained as one batched model vs one after another,
-and the 5K+1 law's fit time for K=5 (with the exp law's for reference)."""
+"""Benchmark for data_mixing: M tiny MLPs on M mixtures trained as one grouped model (skills.train_batched) vs the
+same code one model at a time (skills.train_loop) and vs the natural peer, a plain PyTorch loop of nn.Sequential
+MLPs with F.cross_entropy; and the 5K+1 law's fit time for K=5 (with the exp law's for reference)."""
 
 from __future__ import annotations
 
 import numpy as np
 import torch
+import torch.nn.functional as F
 
 from icml26.bench import parse_args, ratio_line, time_call
 from icml26.papers.data_mixing import baselines, method, skills
 from icml26.papers.data_mixing.fitting import fit_law
 
 
+def module_loop(dom, weights, width, steps, lr=0.03, seed=0):
+    """The peer: one nn.Sequential MLP per mixture, trained full batch with Adam one after another."""
+    out = []
+    for m in range(weights.shape[0]):
+        torch.manual_seed(seed + m)
+        net = torch.nn.Sequential(torch.nn.Linear(dom.X.shape[1], width), torch.nn.ReLU(),
+                                  torch.nn.Linear(width, dom.n_classes)).to(dom.X.device)
+        opt = torch.optim.Adam(net.parameters(), lr=lr)
+        for _ in range(steps):
+            opt.zero_grad(set_to_none=True)
+            (F.cross_entropy(net(dom.X), dom.y, reduction="none") * weights[m]).sum().backward()
+            opt.step()
+        with torch.no_grad():
+            out.append(F.cross_entropy(net(dom.X), dom.y, reduction="none").double() @ dom.P.T)
+    return torch.stack(out)
+
+
 def main(argv=None):
     args, dev = parse_args(__doc__, argv)
-    M, steps, width = (8, 30, 8) if args.quick else (64, 300, 16)
+    M, steps = (8, 30) if args.quick else (64, 300)
     K = 5
     dom = skills.make_domains(alphas=(0.6, 0.9, 1.2, 1.5, 1.8), n_tail=100 if args.quick else 400, device=dev)
     h = np.random.default_rng(0).dirichlet(np.ones(K), M)
     w = skills.training_weights(dom, h, D=None)
-
-    skills.train_batched(dom, w, width, steps=2)  # warm-up (allocator, kernels), cheaper than a full run
-    skills.train_loop(dom, w[:2], width, steps=2)
-    t_batch = time_call(lambda: skills.train_batched(dom, w, width, steps=steps), repeats=1, device=dev, warmup=0)
-    t_loop = time_call(lambda: skills.train_loop(dom, w, width, steps=steps), repeats=1, device=dev, warmup=0)
-    print(f"training {M} mixtures x {steps} steps, width {width}, {dom.S} skills on {dev.type}")
-    print(f"  batched: {M * steps / t_batch:.0f} model-steps/s, loop: {M * steps / t_loop:.0f} model-steps/s")
-    print(ratio_line("batched vs loop", t_loop, t_batch, peer="loop", ours="batched"))
+    for width in ((8,) if args.quick else (8, 16)):  # the standard sweep's widths
+        skills.train_batched(dom, w, width, steps=2)  # warm-up (allocator, kernels), cheaper than a full run
+        skills.train_loop(dom, w[:2], width, steps=2)
+        module_loop(dom, w[:2], width, 2)
+        t_batch = time_call(lambda wd=width: skills.train_batched(dom, w, wd, steps=steps), repeats=1, device=dev,
+                            warmup=0)
+        t_loop = time_call(lambda wd=width: skills.train_loop(dom, w, wd, steps=steps), repeats=1, device=dev, warmup=0)
+        t_peer = time_call(lambda wd=width: module_loop(dom, w, wd, steps), repeats=1, device=dev, warmup=0)
+        block = skills.block_size(M, width, dom.S, dev)
+        print(f"training {M} mixtures x {steps} steps, width {width}, {dom.S} skills on {dev.type} "
+              f"(blocks of {block} models)")
+        print(f"  grouped: {M * steps / t_batch:.0f} model-steps/s, same code one by one: {M * steps / t_loop:.0f}, "
+              f"nn.Sequential loop: {M * steps / t_peer:.0f}")
+        print(ratio_line(f"grouped vs one-by-one, width {width}", t_loop, t_batch, peer="one-by-one", ours="grouped"))
+        print(ratio_line(f"grouped vs nn.Sequential loop, width {width}", t_peer, t_batch, peer="nn.Sequential loop",
+                         ours="grouped"))
 
     rng = np.random.default_rng(1)
     n = 30 if args.quick else 120

@@ -9,7 +9,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from icml26.papers.data_mixing import baselines, method, skills
-from icml26.papers.data_mixing.fitting import check_weights, fit_law, minimize_on_simplex, mre, split_by_mixture
+from icml26.papers.data_mixing.fitting import (
+    FitResult,
+    check_weights,
+    fit_law,
+    minimize_on_simplex,
+    mre,
+    split_by_mixture,
+)
 
 torch.set_num_threads(1)
 F64 = torch.float64
@@ -206,14 +213,53 @@ def test_split_holds_out_whole_mixtures():
 
 def test_batched_training_equals_one_by_one():
     dom = skills.make_domains(alphas=(0.6, 1.2), n_head=5, n_tail=20, dim=8, n_classes=3)
-    w = skills.training_weights(dom, np.array([[0.3, 0.7], [0.8, 0.2]]), D=None)
+    w = skills.training_weights(dom, np.array([[0.3, 0.7], [0.8, 0.2], [0.5, 0.5]]), D=None)
     Lb = skills.train_batched(dom, w, 4, steps=20, seed=3)
-    # one-by-one with the same initial weights: row m of the grouped init equals chunk=1 only when the generator
-    # streams match, so compare chunked (size 1) training against itself run in a loop
-    Lc = skills.train_batched(dom, w, 4, steps=20, seed=3, chunk=1)
+    # the initial weights are drawn once for the whole group, so blocking it differently (or training one model at a
+    # time) trains the same models
+    Lc = skills.train_batched(dom, w, 4, steps=20, seed=3, chunk=2)
     Ll = skills.train_loop(dom, w, 4, steps=20, seed=3)
-    torch.testing.assert_close(Lc, Ll)
-    assert Lb.shape == (2, 2) and torch.all(Lb > 0)
+    torch.testing.assert_close(Lc, Lb)
+    torch.testing.assert_close(Ll, Lb)
+    assert Lb.shape == (3, 2) and torch.all(Lb > 0)
+    assert not torch.allclose(Lb[0], Lb[1])  # different mixtures, different models
+
+
+def test_grouped_training_matches_autograd_of_the_public_model():
+    """The training layout (skill-last, classes in the middle) computes the same loss and gradient as the public
+    (M, S, C) model."""
+    dom = skills.make_domains(alphas=(0.6, 1.2), n_head=5, n_tail=20, dim=8, n_classes=3)
+    params = skills.init_mlps(3, 8, 4, 3, seed=1)
+    w = skills.training_weights(dom, np.array([[0.3, 0.7], [0.8, 0.2], [0.5, 0.5]]), D=None)
+    ref = torch.nn.functional.cross_entropy(skills.mlp_logits(params, dom.X).permute(0, 2, 1),
+                                            dom.y.expand(3, -1), reduction="none")
+    (ref * w).sum().backward()
+    fast = [t.requires_grad_(True) for t in skills._skill_last(params)]
+    ce = skills._grouped_ce(fast, dom.X.t().contiguous(), dom.y)
+    torch.testing.assert_close(ce, ref.detach())
+    (ce * w).sum().backward()
+    for slow, quick in zip(params, fast):
+        torch.testing.assert_close(quick.grad, slow.grad.transpose(1, 2))
+
+
+def test_block_size_keeps_cpu_blocks_small_and_gpu_whole():
+    assert skills.block_size(200, 16, 2040) == 16
+    assert skills.block_size(200, 8, 2040) == 32
+    assert skills.block_size(3, 4, 100) == 3
+    assert skills.block_size(50, 10 ** 4, 10 ** 4) == 1
+
+
+def test_law_optimum_in_hull_stays_in_hull_and_finds_the_best_vertex():
+    """A linear law is minimised at a vertex of the hull: the hull-constrained optimum must find the best training
+    mixture, while the free optimum leaves the hull for a simplex corner."""
+    fit = FitResult(baselines.LINEAR, 3, {"W": np.diag([1.0, 2.0, 3.0]), "w0": np.zeros(3)}, 0.0)
+    hull = np.array([[0.2, 0.5, 0.3], [0.4, 0.4, 0.2], [0.3, 0.3, 0.4]])
+    h_in = baselines.law_optimum(fit, 1.0, 1.0, hull=hull, steps=400)
+    mean = lambda h: float((np.diag([1.0, 2.0, 3.0]) @ h).mean())  # noqa: E731
+    assert mean(h_in) == pytest.approx(min(mean(v) for v in hull), abs=1e-3)
+    np.testing.assert_allclose(h_in, hull[1], atol=0.02)
+    h_free = baselines.law_optimum(fit, 1.0, 1.0, steps=400)
+    assert h_free[0] > 0.99
 
 
 def test_domain_losses_are_exact_expectations():

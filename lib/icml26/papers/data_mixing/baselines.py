@@ -165,9 +165,11 @@ def grid_search(candidates, mean_losses) -> tuple[np.ndarray, int]:
     return cand[i], i
 
 
-def law_optimum(fit, N: float, D: float, *, restarts: int = 16, steps: int = 300, seed: int = 0,
+def law_optimum(fit, N: float, D: float, *, hull=None, restarts: int = 16, steps: int = 300, seed: int = 0,
                 h_min: float = 1e-4) -> np.ndarray:
-    """h* of any fitted law (a ``FitResult``) at (N, D): minimise its mean predicted loss on the simplex."""
+    """h* of any fitted law (a ``FitResult``) at (N, D): minimise its mean predicted loss on the simplex, or,
+    with ``hull`` (n, K) mixtures (e.g. the fit's training mixtures), on their convex hull: h = alpha @ hull with
+    alpha on the n-simplex, so h* never leaves the region the law was fitted on."""
     from .fitting import DTYPE, minimize_on_simplex
 
     if not isinstance(fit, FitResult):
@@ -176,10 +178,19 @@ def law_optimum(fit, N: float, D: float, *, restarts: int = 16, steps: int = 300
     checks.positive_number("D", D)
     p = {k: torch.as_tensor(v, dtype=DTYPE) for k, v in fit.params.items()}
 
-    def loss_fn(h):
+    def mean_loss(h):
         M = h.shape[0]
         return fit.law.predict(p, h, torch.full((M,), float(N), dtype=DTYPE),
                                torch.full((M,), float(D), dtype=DTYPE)).mean(1)
 
-    h, _ = minimize_on_simplex(loss_fn, fit.K, restarts=restarts, steps=steps, h_min=h_min, seed=seed)
-    return h
+    if hull is None:
+        h, _ = minimize_on_simplex(mean_loss, fit.K, restarts=restarts, steps=steps, h_min=h_min, seed=seed)
+        return h
+    pts = check_weights(hull, fit.K, name="hull")
+    if pts.ndim != 2 or pts.shape[0] < 2:
+        raise ValueError(f"hull must hold at least two mixtures, (n >= 2, {fit.K}); got shape {pts.shape}")
+    V = torch.as_tensor(pts, dtype=DTYPE)
+    alpha, _ = minimize_on_simplex(lambda a: mean_loss(a @ V), int(pts.shape[0]), restarts=restarts, steps=steps,
+                                   h_min=0.0, seed=seed)
+    h = alpha @ pts
+    return h / h.sum()

@@ -6,7 +6,7 @@ code were read), so ``paper_value`` quotes the abstract's qualitative statement 
 
 from __future__ import annotations
 
-from icml26.claims import Claim
+from icml26.claims import Claim, Premise
 
 SRC = "arXiv 2606.08167 abstract; docs/papers/data_mixing.md §5"
 
@@ -74,6 +74,25 @@ def _c5_gap(r):
 
 def _c5_reuse(r):
     return r["c5"]["ratio_law_vs_exp_small"]
+
+
+def _c5_vs(law):
+    def metric(r):
+        return r["c5"][f"ratio_vs_{law}"]
+    metric.__name__ = f"_c5_vs_{law}"
+    return metric
+
+
+def _c5_apart(law):
+    def metric(r):
+        return r["c5"][f"l1_vs_{law}"]
+    metric.__name__ = f"_c5_apart_{law}"
+    return metric
+
+
+def _c5_premise(law, label):
+    return Premise(f"optima_differ_{law}", f"our h* and {label}'s differ (L1 distance >= 0.05): otherwise both train "
+                   "the same mixture and the comparison measures only training noise", _c5_apart(law), ">=", 0.05)
 
 
 def _c6_feas(r):
@@ -153,13 +172,25 @@ CLAIMS = [
           _c4_shift, ">", {"standard": 0.0, "full": 0.0}, kind="paper",
           paper_value="noise reduction (abstract)", source="docs/papers/data_mixing.md §3.4, §5 C4"),
     Claim("C5_extrapolated_optimum",
-          "h* predicted from small-scale fits, trained at the large scale, is within 2% of the best of 20 "
-          "candidate mixtures (relative gap of mean loss)",
+          "h* of the 5K+1 law fitted jointly at the small scales (inside the hull of its training mixtures), trained "
+          "at the large scale, is within 2% of an optimised reference mixture (best of a 58-mixture two-round search "
+          "at the target, re-trained; both means over 3 init seeds; relative gap of mean loss)",
           _c5_gap, "<=", {"standard": 0.02, "full": 0.02}, kind="paper",
+          why={"standard": "standard, seeds 0-2: relative gap to the optimised reference -0.048 / +0.020 / +0.015 "
+                           "(needs <= 0.02): on seed 0 the law's h* beats the searched reference, on seed 2 it is "
+                           "within 1.5%, and on seed 1 it misses by 0.0003 (2.03%). The same law's h* beats BiMix's "
+                           "and Shukor's optima on every seed (C5_beats_bimix_optimum, C5_beats_shukor_optimum)"},
           paper_value="successful cross-scale extrapolation (abstract)", source=SRC + " C5"),
+    *[Claim(f"C5_beats_{law}_optimum",
+            f"at the large scale, the 5K+1 law's extrapolated h* gives a lower mean loss than {label}'s extrapolated "
+            "h* (same fit data, same hull, 3 init seeds each; ratio below 1)",
+            _c5_vs(law), "<", {"standard": 1.0, "full": 1.0}, kind="paper",
+            requires=_c5_premise(law, label),
+            paper_value="better mixtures than existing laws (abstract)", source=SRC + " C5")
+      for law, label in (("bimix", "BiMix"), ("shukor", "Shukor et al.'s additive law"))],
     Claim("C5_beats_reused_optimum",
-          "at the large scale, the law's h* is no worse than the exp law's small-scale optimum reused "
-          "(ratio of mean losses)",
+          "at the large scale, the law's h* is no worse than the exp law's small-scale optimum reused (the exp law "
+          "has no N or D input; both in the training hull, 3 init seeds; ratio of mean losses)",
           _c5_reuse, "<=", {"standard": 1.0, "full": 1.0}, kind="paper",
           paper_value="better mixtures than existing laws (abstract)", source=SRC + " C5"),
     Claim("C6_solver_feasible",

@@ -2,8 +2,10 @@
 
 Parts: (C1) capacity competition at infinite data; (sweep) random mixtures x widths x data sizes,
 fits of our law and the baselines, held-out MRE by mixture (C3); (C4) noise reduction: h* at large
-width / small data; (C5) cross-scale extrapolation: fit at small (W, D), predict h* at a larger (W, D),
-train there and compare with 20 candidate mixtures and with the reused small-scale optimum.
+width / small data; (C5) cross-scale extrapolation: fit every scale-aware law (ours, BiMix, Shukor) jointly at
+small (W, D), predict each h* at a larger (W, D) inside the hull of the training mixtures, train them there with
+3 init seeds and compare them with each other, with the exp law's reused small-scale optimum and with an
+optimised reference (the best of a two-round search at the target, re-trained with 3 fresh seeds).
 """
 
 from __future__ import annotations
@@ -36,16 +38,26 @@ CONFIGS = {
                      fit=dict(restarts=3, maxiter=300, laws=("ours", "exp", "bimix", "shukor", "linear"),
                               loss="log_mse"),
                      c4=dict(width=16, D=2000),
-                     c5=dict(width=32, D=32000, n_candidates=20, seeds=1)),
+                     c5=dict(width=32, D=32000, n_candidates=40, refine=16, seeds=3)),
     "full": dict(_BASE, alphas=(0.5, 0.7, 0.9, 1.1, 1.3, 1.5, 1.8), n_tail=2000, steps=1500,
                  c1=dict(widths=(4, 16, 64), levels=(0.1, 0.3, 0.5, 0.7, 0.9), seeds=3, spearman_widths=(16, 64)),
                  sweep=dict(n_mix=80, widths=(8, 16, 32), D=(2000, 8000, 32000), seeds=3, train_frac=0.7,
                             active=0.1),
-                 fit=dict(restarts=8, maxiter=1000, laws=("ours", "exp", "bimix", "shukor", "linear"),
+                 fit=dict(restarts=4, maxiter=500, laws=("ours", "exp", "bimix", "shukor", "linear"),
                           loss="log_mse"),
                  c4=dict(width=32, D=2000),
-                 c5=dict(width=128, D=128000, n_candidates=20, seeds=3)),
+                 c5=dict(width=128, D=128000, n_candidates=64, refine=24, seeds=3)),
 }
+
+"""``full`` on one H200, estimated (not run: no GPU was available). Training: a model-step costs ~6 S (p W + W C)
+FLOPs = 6 x 14,040 x 40 W = 3.4e6 W (S = 40 + 7 x 2,000 skills, p = 32, C = 8); the sweep trains 80 mixtures x 3 D x
+3 seeds = 720 models at each of W = 8, 16, 32 (720 x 3.4e6 x 56 x 1,500 steps = 2.0e14 FLOPs), C1 45 models at
+W = 4, 16, 64 (6e12), C5 64 + 2 + 24 one-seed and 7 x 3 paired models at W = 128 (111 x 3.4e6 x 128 x 1,500 =
+7.2e13): ~2.8e14 FLOPs, ~15 s at 20 TFLOP/s (fp32, one block per width on a GPU), say 60 s with the element-wise
+passes. Fits: at standard one fit of our law (35 train mixtures, 3 starts x <= 300 L-BFGS-B iterations) takes ~1 s
+of CPU; full fits 9 scales x 5 laws + 3 joint fits with 4 starts x <= 500 iterations on ~56 mixtures, ~3x standard's
+work per fit (joint fits ~9x): ~(45 x 3 + 3 x 9) x 1.5 s (all laws, our law the slowest) ~ 250 s if the float64 KKT
+solve runs as fast on the GPU as on one CPU core (it is launch-bound there, the uncertain term). Total ~5-6 min."""
 
 LAWS = {"ours": method.LAW, **baselines.LAWS_BASELINE}
 
@@ -109,13 +121,13 @@ def _check_config(config) -> dict:
         checks.one_of("config['fit']['laws']", name, LAWS)
     if not {"ours", "exp"} <= set(laws):
         raise ValueError("config['fit']['laws'] must include 'ours' and 'exp' (the claims compare them)")
-    for key, need in (("c4", ("width", "D")), ("c5", ("width", "D", "n_candidates", "seeds"))):
+    for key, need in (("c4", ("width", "D")), ("c5", ("width", "D", "n_candidates", "refine", "seeds"))):
         part = config[key]
         if part is None:
             continue
         checks.config(f"config[{key!r}]", part, required=need)
         for k in need:
-            checks.positive_int(f"config[{key!r}][{k!r}]", part[k])
+            (checks.nonnegative_int if k == "refine" else checks.positive_int)(f"config[{key!r}][{k!r}]", part[k])
         if None in Ds:
             raise ValueError(f"config[{key!r}] needs finite data sizes in config['sweep']['D']; got {Ds}")
     if config["c4"] is not None and (config["c4"]["width"] not in sweep_widths or config["c4"]["D"] not in Ds):
@@ -123,10 +135,10 @@ def _check_config(config) -> dict:
     return config
 
 
-def _measure(dom, h, width, D, cfg, seeds, device, data_seed):
+def _measure(dom, h, width, D, cfg, seeds, device, data_seed, paired=False):
     # init streams depend on the run's seed (data_seed) so that seeds 0, 1, 2 train different networks
     return skills.measure(dom, h, width, D, seeds=tuple(range(data_seed * seeds, (data_seed + 1) * seeds)),
-                          steps=cfg["steps"], lr=cfg["lr"], data_seed=data_seed)
+                          steps=cfg["steps"], lr=cfg["lr"], data_seed=data_seed, paired=paired)
 
 
 def _run_c1(dom, cfg, seed, device) -> dict:
@@ -247,7 +259,7 @@ def run(config: dict, device="cpu", seed: int = 0) -> dict:
         res["c4"] = _run_c4(cfg, sw, fits_by_scale, joint_fits["ours"], K, seed)
     if cfg.get("c5"):
         bar.next("C5 extrapolation")
-        res["c5"] = _run_c5(dom, cfg, joint_fits["ours"], fits_by_scale, K, seed, device)
+        res["c5"] = _run_c5(dom, cfg, joint_fits, fits_by_scale, H[train_mix], sw, K, seed, device)
     res["seconds"] = time.perf_counter() - t0
     bar.close()
     return res
@@ -277,29 +289,59 @@ def _run_c4(cfg, sw, fits_by_scale, joint_fit, K, seed) -> dict:
     return out
 
 
-def _run_c5(dom, cfg, joint_fit, fits_by_scale, K, seed, device) -> dict:
-    """Cross-scale extrapolation: h* of the law fitted at small scale vs the best of candidates at the target."""
+def _run_c5(dom, cfg, joint_fits, fits_by_scale, hull, sw, K, seed, device) -> dict:
+    """Cross-scale extrapolation: each scale-aware law, fitted jointly on the small scales, predicts h* at the target
+    (N, D) inside the convex hull of its training mixtures; those optima are trained at the target with ``seeds``
+    init seeds and compared with each other and with an optimised reference mixture measured the same way."""
     c = cfg["c5"]
     N, Du = _units(cfg, c["width"], c["D"])
-    h_law = method.optimal_mixture(joint_fit.params, N, Du, seed=seed)
-    # the exp law has no N or D input: its small-scale optimum (largest fitted scale) is reused as is
+    names = [n for n in ("ours", "bimix", "shukor") if n in joint_fits]
+    h_star = {n: baselines.law_optimum(joint_fits[n], N, Du, hull=hull, seed=seed) for n in names}
+    # the exp law has no N or D input: its optimum at the largest fitted scale is reused as is (also in the hull)
     W_s, D_s = max(cfg["sweep"]["widths"]), max(cfg["sweep"]["D"])
     Ns, Ds_ = _units(cfg, W_s, D_s)
-    h_exp_small = baselines.law_optimum(fits_by_scale[(W_s, D_s)]["exp"], Ns, Ds_, seed=seed)
-    h_ours_small = method.optimal_mixture(fits_by_scale[(W_s, D_s)]["ours"].params, Ns, Ds_, seed=seed)
-    rng = np.random.default_rng(seed + 99)
-    cand = rng.dirichlet(np.ones(K), c["n_candidates"])
-    allh = np.vstack([cand, baselines.uniform_mixture(K), h_law, h_exp_small, h_ours_small])
+    h_star["exp_small"] = baselines.law_optimum(fits_by_scale[(W_s, D_s)]["exp"], Ns, Ds_, hull=hull, seed=seed)
+    h_star["ours_small"] = baselines.law_optimum(fits_by_scale[(W_s, D_s)]["ours"], Ns, Ds_, hull=hull, seed=seed)
+    small = next(r for r in sw["rows"] if r["W"] == W_s and r["D"] == D_s)
+    grid_best, _ = baselines.grid_search(sw["h"], small["L"].mean(1))  # the sweep's best measured mixture
+    ref, search = _reference_search(dom, cfg, grid_best, K, seed, device)
+    h_star["reference"] = ref
+    h_star["uniform"] = baselines.uniform_mixture(K)
+    keys = list(h_star)
+    allh = np.vstack([h_star[k] for k in keys])
     allh = allh / allh.sum(1, keepdims=True)
-    L = _measure(dom, allh, c["width"], np.full(len(allh), c["D"]), cfg, c["seeds"], device, seed + 5)
-    ml = L.mean(1)
-    nc = c["n_candidates"]
-    best_cand = float(ml[:nc].min())
-    return {"h_law": h_law.tolist(), "h_exp_small": h_exp_small.tolist(), "h_ours_small": h_ours_small.tolist(),
-            "loss_law": float(ml[nc + 1]), "loss_uniform": float(ml[nc]), "loss_exp_small": float(ml[nc + 2]),
-            "loss_ours_small": float(ml[nc + 3]), "loss_best_candidate": best_cand,
-            "gap_law_vs_best": float(ml[nc + 1] / best_cand - 1),
-            "ratio_law_vs_exp_small": float(ml[nc + 1] / ml[nc + 2])}
+    # fresh init seeds and data stream (seed + 5), not the search's (seed + 6, 7): no winner's curse on the reference;
+    # paired (common starts and data stream for every mixture), so that the ratios compare mixtures, not draws
+    L = _measure(dom, allh, c["width"], np.full(len(allh), c["D"]), cfg, c["seeds"], device, seed + 5, paired=True)
+    loss = dict(zip(keys, L.mean(1).tolist()))
+    out = {"h": {k: h_star[k].tolist() for k in keys}, "loss": loss, "search": search,
+           "gap_law_vs_best": loss["ours"] / loss["reference"] - 1,
+           "ratio_law_vs_exp_small": loss["ours"] / loss["exp_small"]}
+    for n in names[1:]:
+        out[f"ratio_vs_{n}"] = loss["ours"] / loss[n]
+        out[f"l1_vs_{n}"] = float(np.abs(h_star["ours"] - h_star[n]).sum())
+    out["l1_vs_exp_small"] = float(np.abs(h_star["ours"] - h_star["exp_small"]).sum())
+    return out
+
+
+def _reference_search(dom, cfg, grid_best, K, seed, device):
+    """The optimised reference at the target scale: ``n_candidates`` Dirichlet(1) mixtures, the uniform one and the
+    sweep's best measured mixture at the largest small scale, then ``refine`` mixtures drawn around the best of those
+    (Dirichlet with concentration 40 at it), each trained with one init seed, paired (one start and one data stream
+    for all); returns the best mixture found and the search's record."""
+    c = cfg["c5"]
+    rng = np.random.default_rng(seed + 99)
+    first = np.vstack([rng.dirichlet(np.ones(K), c["n_candidates"]), baselines.uniform_mixture(K), grid_best])
+    L1 = _measure(dom, first, c["width"], np.full(len(first), c["D"]), cfg, 1, device, seed + 6, paired=True).mean(1)
+    best = first[int(np.argmin(L1))]
+    second = rng.dirichlet(40.0 * best + 0.05, c["refine"]) if c["refine"] else np.zeros((0, K))
+    L2 = _measure(dom, second, c["width"], np.full(len(second), c["D"]), cfg, 1, device, seed + 6,
+                  paired=True).mean(1) if len(second) else np.zeros(0)
+    cand, losses = np.vstack([first, second]), np.concatenate([L1, L2])
+    i = int(np.argmin(losses))
+    return cand[i], {"n": len(cand), "best_round": 1 + int(i >= len(first)), "best_one_seed_loss": float(losses[i]),
+                     "best_first_round": float(L1.min()), "grid_best_one_seed_loss": float(L1[len(first) - 1]),
+                     "grid_best": np.asarray(grid_best).tolist()}
 
 
 def solver_check(seed: int, n: int = 1000) -> dict:

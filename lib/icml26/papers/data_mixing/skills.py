@@ -8,9 +8,14 @@ inputs are deterministic per skill we train full-batch on unique skills weighted
 (``D=None`` gives the infinite-data limit: the population weights themselves). The *measured* loss of
 domain i is exact: sum_k p_i(k) CE(f(u_k), y_k) over the skill list (never sampled, never from the law).
 
-Many models (mixtures x seeds x data draws) of one width are trained as ONE batched model whose weights
-carry a leading model axis (grouped weights, batched matmuls); Adam is element-wise, so this equals
-training them one after another.
+Many models (mixtures x seeds x data draws) of one width are trained as ONE grouped model whose weights
+carry a leading model axis; Adam is element-wise, so this equals training them one after another. The
+grouped model runs in a skill-last layout: the first layer of every model is one matrix product
+(M*w, p) @ (p, S), the second a batched product over the model axis, and the logits are (M, C, S) so the
+softmax over the C classes runs over a middle axis (on CPU, PyTorch's softmax over a last axis of size 8
+was measured ~20x slower than over a middle one). On CPU the group is stepped in blocks of models whose
+hidden activations fit in ~2 MB (:func:`block_size`; one block of all 64 models was measured ~1.5x slower
+per model than blocks of 16, the activations no longer staying in cache); on a GPU it is one block.
 """
 
 from __future__ import annotations
@@ -157,17 +162,45 @@ def per_skill_ce(params, dom: SkillDomains) -> torch.Tensor:
 
 
 def _per_skill_ce(params, dom):
-    logits = _mlp_logits(params, dom.X)
-    picked = logits.gather(2, dom.y.view(1, -1, 1).expand(logits.shape[0], -1, 1)).squeeze(2)
-    return torch.logsumexp(logits, 2) - picked
+    return _grouped_ce(_skill_last(params), dom.X.t().contiguous(), dom.y)
+
+
+def _skill_last(params) -> list:
+    """The four grouped tensors in the training layout: W1^T (M, w, p), b1 (M, w, 1), W2^T (M, C, w), b2 (M, C, 1)."""
+    return [t.detach().transpose(1, 2).contiguous() for t in params]
+
+
+def _grouped_ce(fast, XT, y):
+    """Cross-entropy (M, S) of the grouped model in the training layout on inputs XT (p, S), labels y (S,)."""
+    W1T, b1, W2T, b2 = fast
+    M, w, p = W1T.shape
+    Z = torch.addmm(b1.reshape(M * w, 1), W1T.reshape(M * w, p), XT).view(M, w, -1)
+    logp = torch.log_softmax(torch.baddbmm(b2, W2T, torch.relu(Z)), 1)  # (M, C, S)
+    return -logp.gather(1, y.view(1, 1, -1).expand(M, 1, -1)).squeeze(1)
+
+
+_BLOCK_FLOATS = 2 ** 19
+"""Hidden activations per CPU block (2 MB of float32): chosen on the benchmark's sizes, blocks of 8-32 models at
+widths 8-16 over 2,040 skills were 1.3-1.9x faster per model than one block of 64-200."""
+
+
+def block_size(M: int, width: int, S: int, device="cpu") -> int:
+    """How many of M models of this width over S skills are stepped together: all of them on a GPU, on a CPU
+    as many as keep their hidden activations (models x width x S floats) within ~2 MB, at least one."""
+    for name, v in (("M", M), ("width", width), ("S", S)):
+        checks.positive_int(name, v)
+    device = checks.device("device", device)
+    if device.type != "cpu":
+        return int(M)
+    return int(max(1, min(M, _BLOCK_FLOATS // (width * S))))
 
 
 def train_batched(dom: SkillDomains, weights: torch.Tensor, width: int, *, steps: int = 1500, lr: float = 0.03,
                   seed: int = 0, chunk: int | None = None) -> torch.Tensor:
     """Train one MLP per row of ``weights`` (M, S) at once; return domain losses (M, K) (float64).
 
-    ``chunk`` bounds how many models share one batched step (memory); all models in a chunk are
-    updated together by one Adam over the grouped weights.
+    ``chunk`` is how many models share one step (None: :func:`block_size`); the initial weights are drawn once
+    for all M models, so the result does not depend on ``chunk`` (up to float rounding).
     """
     _check_training(dom, weights, width, steps, lr, seed, chunk)
     return _train_batched(dom, weights, width, steps, lr, seed, chunk)
@@ -203,29 +236,41 @@ def _check_training(dom, weights, width, steps, lr, seed, chunk) -> None:
         checks.positive_int("chunk", chunk)
 
 
-def _train_batched(dom, weights, width, steps, lr, seed, chunk):
+def _train_batched(dom, weights, width, steps, lr, seed, chunk, start=None):
     M = weights.shape[0]
-    chunk = M if chunk is None else max(1, int(chunk))
+    dev = dom.X.device
+    # one initial draw for the whole group (a model's start does not depend on how the group is blocked);
+    # start (M,) picks row start[m] of a draw of max(start)+1 networks for model m (shared starts)
+    n = M if start is None else int(start.max()) + 1
+    init = _skill_last(_init_mlps(n, dom.X.shape[1], int(width), dom.n_classes, seed, dev))
+    if start is not None:
+        init = [t[start.to(t.device)] for t in init]
+    chunk = block_size(M, int(width), dom.S, dev) if chunk is None else max(1, int(chunk))
+    XT = dom.X.t().contiguous()
     out = []
     for s in range(0, M, chunk):
-        w = weights[s:s + chunk].to(dom.X.device)
-        params = _init_mlps(w.shape[0], dom.X.shape[1], int(width), dom.n_classes, seed + s, dom.X.device)
-        opt = torch.optim.Adam(params, lr=lr)
-        for _ in range(steps):
-            opt.zero_grad(set_to_none=True)
-            ((_per_skill_ce(params, dom) * w).sum(1)).sum().backward()
-            opt.step()
-        with torch.no_grad():
-            out.append(_per_skill_ce(params, dom).double() @ dom.P.T)
+        out.append(_train_block(dom, XT, weights[s:s + chunk].to(dev), [t[s:s + chunk] for t in init], steps, lr))
     return torch.cat(out)
+
+
+def _train_block(dom, XT, w, init, steps, lr):
+    """Adam on one block of the grouped model (full batch, skill weights w (m, S)); domain losses (m, K)."""
+    params = [t.clone().requires_grad_(True) for t in init]
+    opt = torch.optim.Adam(params, lr=lr)
+    for _ in range(steps):
+        opt.zero_grad(set_to_none=True)
+        (_grouped_ce(params, XT, dom.y) * w).sum().backward()
+        opt.step()
+    with torch.no_grad():
+        return _grouped_ce(params, XT, dom.y).double() @ dom.P.T
 
 
 def train_loop(dom: SkillDomains, weights: torch.Tensor, width: int, *, steps: int = 1500, lr: float = 0.03,
                seed: int = 0) -> torch.Tensor:
-    """Reference: the same models trained one after another (the benchmark's peer)."""
+    """Reference: the same models (the same initial weights as :func:`train_batched`) trained one after another
+    (the benchmark's loop)."""
     _check_training(dom, weights, width, steps, lr, seed, None)
-    return torch.cat([_train_batched(dom, weights[m:m + 1], width, steps, lr, seed + m, None)
-                      for m in range(weights.shape[0])])
+    return _train_batched(dom, weights, width, steps, lr, seed, 1)
 
 
 def capacity_of(width: int, dim: int = 32, n_classes: int = 8, unit: float = 100.0) -> float:
@@ -237,9 +282,13 @@ def capacity_of(width: int, dim: int = 32, n_classes: int = 8, unit: float = 100
 
 
 def measure(dom: SkillDomains, h, width: int, D=None, *, seeds=(0,), steps: int = 1500, lr: float = 0.03,
-            data_seed: int = 0, chunk: int | None = None) -> np.ndarray:
+            data_seed: int = 0, chunk: int | None = None, paired: bool = False) -> np.ndarray:
     """Measured per-domain losses (M, K) for mixtures ``h`` (M, K), averaged over init ``seeds``,
-    all mixtures x seeds trained as one batch. ``D`` = samples (None: infinite data)."""
+    all mixtures x seeds trained as one batch. ``D`` = samples (None: infinite data).
+
+    ``paired=True`` uses common random numbers, for comparing mixtures with each other: every mixture starts from
+    the same ``len(seeds)`` initial networks and its data are drawn with the same random stream (so nearby mixtures
+    get nearby samples); otherwise each (seed, mixture) has its own start and the mixtures one joint draw."""
     _check_domains(dom)
     h = check_weights(h, dom.K)
     h = h[None] if h.ndim == 1 else h
@@ -255,8 +304,16 @@ def measure(dom: SkillDomains, h, width: int, D=None, *, seeds=(0,), steps: int 
     checks.seed("data_seed", data_seed)
     if chunk is not None:
         checks.positive_int("chunk", chunk)
-    w = training_weights(dom, h, D, seed=data_seed)
+    if not isinstance(paired, (bool, np.bool_)):
+        raise TypeError(f"paired must be True or False; got {paired!r}")
+    if paired:
+        Ds = [None] * M if D is None else np.broadcast_to(np.asarray(D), (M,))
+        w = torch.cat([training_weights(dom, h[m], Ds[m], seed=data_seed) for m in range(M)])
+    else:
+        w = training_weights(dom, h, D, seed=data_seed)
     w_all = w.repeat(len(seeds), 1)
-    # seeds enter through the chunk offset: each model gets its own init stream
-    L = _train_batched(dom, w_all, width, steps, lr, 1000 * int(seeds[0]) + 17, chunk)
+    # one initial draw for all mixtures x seeds: each (seed, mixture) row gets its own initial weights, or, paired,
+    # each seed one start shared by every mixture
+    start = torch.arange(len(seeds)).repeat_interleave(M) if paired else None
+    L = _train_batched(dom, w_all, width, steps, lr, 1000 * int(seeds[0]) + 17, chunk, start)
     return L.reshape(len(seeds), M, dom.K).mean(0).cpu().numpy()
