@@ -168,7 +168,7 @@ def test_which_inputs_each_baseline_uses():
     xe = x.clone()
     xe[..., N:] += torch.randn_like(xe[..., N:])
     for name, hist, fut in [("DLinear", False, False), ("PatchTST", False, False), ("TimeXer", True, False),
-                            ("TiDE", True, True), ("NBEATSx", True, True)]:
+                            ("TiDE", True, True), ("NBEATSx", True, True), ("TFT", True, True)]:
         torch.manual_seed(0)
         b = baselines.make_model(name, T, F, N, D, d_model=16, d_ff=32, n_heads=2, patch_len=12, stride=12).eval()
         p = b(x, ye)["pred"]
@@ -177,6 +177,92 @@ def test_which_inputs_each_baseline_uses():
         assert torch.allclose(b(x, ye + torch.randn_like(ye))["pred"], p) != fut, name
     with pytest.raises(ValueError, match="name"):
         baselines.make_model("ARIMA", T, F, N, D)
+
+
+def tft(**kw):
+    torch.manual_seed(0)
+    return baselines.TFT(T, F, N, D, hidden=8, n_heads=2, **kw)
+
+
+def test_tft_shapes_and_weights():
+    x, ye = batch()
+    out = tft().eval()(x, ye)
+    assert out["pred"].shape == (3, F, N) and out["aux"].item() == 0
+    assert out["attn"].shape == (3, F, T + F) and out["past_weights"].shape == (3, T, N + D)
+    assert out["future_weights"].shape == (3, F, D)
+    for w in (out["attn"], out["past_weights"], out["future_weights"]):
+        assert torch.allclose(w.sum(-1), torch.ones(w.shape[:-1]), atol=1e-5) and (w >= 0).all()
+    later = torch.arange(T + F)[None, :] > T + torch.arange(F)[:, None]  # keys after the query's own step
+    assert (out["attn"][:, later] == 0).all() and (out["attn"][:, ~later] > 0).all()
+    with pytest.raises(ValueError, match="y_exo"):
+        tft()(x)
+    with pytest.raises(ValueError, match="n_exo"):
+        baselines.TFT(T, F, N, 0)
+
+
+def test_tft_decoder_is_causal():
+    m = tft().eval()
+    x, ye = batch()
+    out = m(x, ye)
+    for j in (0, F // 2, F - 1):
+        ye2 = ye.clone()
+        ye2[:, j] += 3.0
+        out2 = m(x, ye2)
+        # a change at future step j leaves every earlier step's forecast and attention context unchanged
+        assert torch.allclose(out2["pred"][:, :j], out["pred"][:, :j], atol=1e-6)
+        assert torch.allclose(out2["attn"][:, :j], out["attn"][:, :j], atol=1e-6)
+        assert not torch.allclose(out2["pred"][:, j:], out["pred"][:, j:], atol=1e-4)
+        assert not torch.allclose(out2["attn"][:, j:], out["attn"][:, j:], atol=1e-6)
+
+
+def test_interpretable_attention_shares_values_and_averages_heads():
+    from icml26.nn.attention import attention
+
+    torch.manual_seed(2)
+    a = baselines.InterpretableAttention(8, 2).double()
+    x = torch.randn(3, 10, 8, dtype=torch.float64)
+    out, w = a(x, 4)
+    q = a.q(x[:, 6:]).view(3, 4, 2, 4).transpose(1, 2)
+    k = a.k(x).view(3, 10, 2, 4).transpose(1, 2)
+    v = a.v(x).unsqueeze(1).expand(3, 2, 10, 4)  # one value projection for every head
+    ref = attention(q, k, v, causal=True, need_weights=True)
+    assert torch.allclose(out, a.o(ref.out.mean(1)), atol=1e-10)
+    assert torch.allclose(w, ref.weights.mean(1), atol=1e-10)
+
+
+def test_grouped_grn_equals_separate_grns():
+    torch.manual_seed(3)
+    g = baselines.GatedResidualNetwork(4, 6, 5, groups=3).double()
+    a = torch.randn(3, 7, 4, dtype=torch.float64)
+    out = g(a)
+    for i in range(3):
+        one = baselines.GatedResidualNetwork(4, 6, 5).double()
+        with torch.no_grad():
+            for name in ("fc2", "fc1", "gate", "skip"):
+                getattr(one, name).weight.copy_(getattr(g, name).weight[i:i + 1])
+                getattr(one, name).bias.copy_(getattr(g, name).bias[i:i + 1])
+            one.norm_w.copy_(g.norm_w[i, 0])
+            one.norm_b.copy_(g.norm_b[i, 0])
+        assert torch.allclose(one(a[i]), out[i], atol=1e-10)
+
+
+def test_tft_gradients_reach_every_parameter_and_it_learns():
+    m = tft().train()
+    x, ye = batch(b=16)
+    y = ye[..., :1] ** 2 - x[:, -1:, :1]  # depends on the future covariates and the last target value
+    out = m(x, ye)
+    (out["pred"] - y).abs().mean().backward()
+    for name, p in m.named_parameters():
+        assert p.grad is not None and torch.isfinite(p.grad).all() and p.grad.abs().sum() > 0, name
+    opt = torch.optim.Adam(m.parameters(), lr=3e-3)
+    first = None
+    for _ in range(60):
+        loss = (m(x, ye)["pred"] - y).abs().mean()
+        first = loss.item() if first is None else first
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    assert loss.item() < 0.7 * first
 
 
 def test_generator_causality_and_validation():
@@ -231,7 +317,7 @@ def test_seasonal_naive_repeats_last_period():
     assert out[0, :, 0].tolist() == list(range(24, 48)) + list(range(24, 30))
 
 
-TINY_HP = {n: {"lr": 1e-3} for n in ("TimeXer", "PatchTST", "DLinear", "TiDE", "NBEATSx")}
+TINY_HP = {n: {"lr": 1e-3} for n in ("TimeXer", "PatchTST", "DLinear", "TiDE", "NBEATSx", "TFT")}
 TINY = dict(n_steps=600, seq_len=48, pred_len=12, epochs=1, batch=64, patience=1, beta=0.1,
             train_stride=4, model=dict(d_model=8, d_ff=16, n_heads=2, patch_len=12, stride=12),
             hparams={"DAG": {"lr": 1e-3, "alpha": 0.3}, **TINY_HP}, ridge=True,

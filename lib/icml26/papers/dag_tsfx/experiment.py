@@ -15,17 +15,19 @@ Development measurements (standard protocol: 15 epochs, patience 3, batch 128; v
   (mean 0.235); lr 3e-3, alpha 0.5: 0.199 / 0.277 (mean 0.238);
 * TiDE: lr 1e-3: 0.075 / 0.051; *lr 3e-3: 0.072 / 0.050;  NBEATSx: 1e-3: 0.251 / 0.331; *3e-3: 0.241 / 0.305;
 * TimeXer: 1e-3: 0.871 / 0.914; *3e-3: 0.852 / 0.912;  PatchTST: 1e-3: 0.879 / 0.927; *3e-3: 0.887 / 0.898;
-* DLinear: *1e-3: 0.831 / 0.889; 3e-3: 0.843 / 0.885.
+* DLinear: *1e-3: 0.831 / 0.889; 3e-3: 0.843 / 0.885;
+* TFT (hidden 16; ``--models TFT``, 346 s of CPU for the four runs): 1e-3: 0.058 / 0.051; *3e-3: 0.041 / 0.043.
 
 Budget (dev seed 100, DAG lr 3e-3, alpha 0.05, no early stopping): test MSE 0.274 after 15 epochs, 0.217 after 40
 (2.7x the steps; validation 0.225 -> 0.180); the ridge reference reaches 0.183 and TiDE's validation MSE is 0.07
 at 15 epochs, so DAG's gap to them is not closed by training longer. Quick uses the values chosen at standard.
 
 ``full`` on one H200 (estimate; no GPU was available to measure): one DAG step at batch 128, T = 168 costs 41 ms
-on one CPU thread (TiDE 32 ms, the other baselines <= 10 ms). These models are launch-bound on a GPU; assuming
-~10 ms per DAG step and ~3 ms per baseline step, full trains 8 DAG models (main, 5 ablations, kappa = 0, seasonal)
-and 7 baselines for at most 30 epochs of 20000 * 0.7 - 168 = 13832 windows / 128 = 108 steps: 8 * 3240 * 10 ms =
-259 s + 7 * 3240 * 3 ms = 68 s, about 5.5 minutes per seed (early stopping only shortens it).
+on one CPU thread (TiDE 32 ms, TFT ~170 ms, the other baselines <= 10 ms). These models are launch-bound on a GPU;
+assuming ~10 ms per DAG step, ~3 ms per step of the small baselines and ~15 ms per TFT step (its two LSTMs run 168 +
+24 sequential cells), full trains 8 DAG models (main, 5 ablations, kappa = 0, seasonal), 7 small baselines and TFT
+for at most 30 epochs of 20000 * 0.7 - 168 = 13832 windows / 128 = 108 steps: 8 * 3240 * 10 ms = 259 s +
+7 * 3240 * 3 ms = 68 s + 3240 * 15 ms = 49 s, about 6.3 minutes per seed (early stopping only shortens it).
 """
 
 from __future__ import annotations
@@ -44,8 +46,8 @@ MODEL = dict(d_model=32, d_ff=64, n_heads=4, e_layers=1, patch_len=24, stride=24
 TUNE_GRID = {"lr": (1e-3, 3e-3), "alpha": (0.05, 0.5)}
 #: values chosen on development seeds by ``python -m icml26.papers.dag_tsfx.tune`` (validation MSE, see below)
 HPARAMS = {"DAG": dict(lr=3e-3, alpha=0.05), "TimeXer": dict(lr=3e-3), "PatchTST": dict(lr=3e-3),
-           "DLinear": dict(lr=1e-3), "TiDE": dict(lr=3e-3), "NBEATSx": dict(lr=3e-3)}
-_BASE = ["TimeXer", "PatchTST", "DLinear", "TiDE", "NBEATSx"]
+           "DLinear": dict(lr=1e-3), "TiDE": dict(lr=3e-3), "NBEATSx": dict(lr=3e-3), "TFT": dict(lr=3e-3)}
+_BASE = ["TimeXer", "PatchTST", "DLinear", "TiDE", "NBEATSx", "TFT"]
 CONFIGS = {
     "quick": dict(n_steps=3000, seq_len=96, pred_len=24, epochs=6, batch=128, patience=3, beta=0.1,
                   train_stride=1, model=MODEL, hparams=HPARAMS, baselines=_BASE, ridge=True,
