@@ -124,9 +124,14 @@ WHY = {
     "velocity_channels_static_low": "seeds 0-2: MSE(V0) / MSE(V1) = 0.24 / 0.23 / 0.31: in the static world V1 is "
                                     "3-4x worse than V0. Every frame is written into all 9 velocity copies and the "
                                     "moving copies carry displaced copies of static content that the max-pool "
-                                    "readout picks up (our reading; 3_reproduce shows V1 read from nu = 0 alone "
-                                    "beside it). Not undertraining: in an earlier configuration the ratio fell from "
-                                    "0.41 at 100 iterations to 0.13 at 600 (issue 44)",
+                                    "readout picks up. Measured on the recorded models (same seeds, init order and "
+                                    "batches; static world, seeds 0-2): V1 read out from nu = 0 alone has MSE "
+                                    "0.041 / 0.048 / 0.037 against 0.068 / 0.067 / 0.059 with the max-pool over all "
+                                    "9 channels and 0.016 / 0.015 / 0.019 for V0, so the moving copies' readout "
+                                    "explains 36-56% of the gap; the rest is V1's own nu = 0 channel, 2.0-3.1x worse "
+                                    "than V0's map after the same 1000 iterations (its recurrence is shared with "
+                                    "the moving channels). Not undertraining: in an earlier configuration the "
+                                    "ratio fell from 0.41 at 100 iterations to 0.13 at 600 (issue 44)",
     "long_rollout_vs_convgru": "seeds 0-2: FloWM / ConvGRU over steps 181-200 = 1.05 / 1.60 / 1.03: after 200 "
                                "steps FloWM, ConvGRU and the sliding window are all near the all-black level (seed "
                                "0, FloWM: 1.43 x its steps 1-20 MSE, which is 0.62 x all-black, i.e. about 0.9 x "
