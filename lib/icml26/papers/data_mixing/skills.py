@@ -162,7 +162,9 @@ def per_skill_ce(params, dom: SkillDomains) -> torch.Tensor:
 
 
 def _per_skill_ce(params, dom):
-    return _grouped_ce(_skill_last(params), dom.X.t().contiguous(), dom.y)
+    logits = _mlp_logits(params, dom.X)
+    picked = logits.gather(2, dom.y.view(1, -1, 1).expand(logits.shape[0], -1, 1)).squeeze(2)
+    return torch.logsumexp(logits, 2) - picked
 
 
 def _skill_last(params) -> list:
@@ -304,8 +306,7 @@ def measure(dom: SkillDomains, h, width: int, D=None, *, seeds=(0,), steps: int 
     checks.seed("data_seed", data_seed)
     if chunk is not None:
         checks.positive_int("chunk", chunk)
-    if not isinstance(paired, (bool, np.bool_)):
-        raise TypeError(f"paired must be True or False; got {paired!r}")
+    checks.instance("paired", paired, (bool, np.bool_))
     if paired:
         Ds = [None] * M if D is None else np.broadcast_to(np.asarray(D), (M,))
         w = torch.cat([training_weights(dom, h[m], Ds[m], seed=data_seed) for m in range(M)])
