@@ -48,6 +48,12 @@ def attention_ratios(b: int, h: int, t: int, d: int, reps: int, device) -> None:
         "sink attention, materialised with LSE gates": _fwd_bwd(
             lambda: attention(q, k, v, variant="sink", sink_logit=sink), [q, k, v, sink]),
     }
+    # the ceiling of the sink construction: the same kernel on the padded shapes it runs on (one more key and
+    # query, the head padded to the next multiple of 8), with nothing else around it
+    qp, kp, vp = (torch.randn(b, h, t + 1, d + 8 - d % 8, generator=g).to(device).requires_grad_(True)
+                  for _ in range(3))
+    cases["ceiling: plain fused SDPA on the sink's padded shapes"] = _fwd_bwd(
+        lambda: F.scaled_dot_product_attention(qp, kp, vp, is_causal=True), [qp, kp, vp])
     print(f"attention forward + backward, B={b} H={h} T={t} d_head={d} (ours vs plain fused SDPA, higher is "
           f"better; target >= 0.8x):")
     for name, fn in cases.items():

@@ -245,13 +245,14 @@ def test_lora_starts_at_base_and_trains_only_adapters():
 
 @pytest.mark.parametrize("variant", ["vanilla", "sink", "gated_head", "gated_elem"])
 @pytest.mark.parametrize("causal", [True, False])
-def test_fused_path_matches_materialised_values_and_gradients(variant, causal):
+@pytest.mark.parametrize("d", [8, 7, 5])  # 8 extra channels, one (no zero padding), three
+def test_fused_path_matches_materialised_values_and_gradients(variant, causal, d):
     from icml26.nn.attention import fused_attention
 
-    q, k, v = (x.requires_grad_(True) for x in qkv(t=9))
+    q, k, v = (x.requires_grad_(True) for x in qkv(t=9, d=d))
     sink = torch.tensor([0.5, -1.0, 2.0], dtype=torch.float64, requires_grad=True)
     g = torch.Generator().manual_seed(1)
-    gate = torch.randn((2, 3, 9) if variant == "gated_head" else (2, 3, 9, 8), generator=g, dtype=torch.float64)
+    gate = torch.randn((2, 3, 9) if variant == "gated_head" else (2, 3, 9, d), generator=g, dtype=torch.float64)
     gate.requires_grad_(True)
     kw = dict(variant=variant, causal=causal, sink_logit=sink if variant == "sink" else None,
               gate_logit=gate if variant.startswith("gated") else None)
