@@ -62,3 +62,20 @@ def test_fit_real_recovers_a_table_made_by_the_law_and_skips_laws_with_too_few_r
     assert ps["mre"]["shukor"] is None and ps["mre"]["linear"] is not None
     assert out["mean"] == {"ours": None, "linear": None, "shukor": None}  # no scale where every law was fitted
     assert set(experiment.LAWS) >= set(laws)
+
+
+def test_joint_fit_uses_every_scale_for_the_scale_aware_laws_only(tmp_path):
+    f = tmp_path / "t.csv"
+    _write_table(f, n_mix=14, scales=((122e6, 2e9), (310e6, 4e9), (680e6, 8e9)))
+    t = realdata.load_loss_table(f)
+    laws = {"ours": method.LAW, "linear": baselines.LINEAR}
+    kw = dict(restarts=2, maxiter=300, split_seed=1)
+    joint = realdata.fit_real(t, laws, realdata.scales_of(t), joint=True, **kw)
+    apart = realdata.fit_real(t, laws, realdata.scales_of(t), **kw)
+    assert joint["joint"] and not apart["joint"]
+    # the table is the law itself at three scales: one fit over all of them must recover it at each scale
+    assert all(p["mre"]["ours"] < 0.01 for p in joint["per_scale"])
+    # the linear law has no N, D terms: it is still fitted per scale, so both calls agree on it
+    assert [p["mre"]["linear"] for p in joint["per_scale"]] == [p["mre"]["linear"] for p in apart["per_scale"]]
+    with pytest.raises(TypeError, match="joint"):
+        realdata.fit_real(t, laws, realdata.scales_of(t), joint=1)

@@ -75,13 +75,15 @@ def scales_of(table: dict) -> list[tuple[float, float]]:
 
 def fit_real(table: dict, laws: dict, scales, *, train_frac: float = 0.7, split_seed: int = 11514,
              active: float = 0.1, restarts: int = 3, maxiter: int = 300, seed: int = 0, loss: str = "mse",
-             device="cpu") -> dict:
+             joint: bool = False, device="cpu") -> dict:
     """Fit each law of ``laws`` (name -> LawSpec) at each (N, D) of ``scales`` on the train mixtures and report
     the held-out MRE over active entries (h >= ``active``, the official rule); the split holds out whole
     mixtures (one split for all scales). A law with fewer active training observations than parameters is
-    reported as ``None``.
-    Returns {"per_scale": [{"N", "D", "n_mix", "mre": {law: test MRE or None}}], "mean": {law: mean test MRE over
-    the scales where every law was fitted}}."""
+    reported as ``None``. With ``joint=True`` every law whose form uses N and D (``LawSpec.uses_scale``: ours,
+    BiMix, Shukor's) is fitted once on the training mixtures of all ``scales`` together and evaluated at each
+    scale; the laws without a scale term are still fitted per scale.
+    Returns {"per_scale": [{"N", "D", "n_mix", "n_train", "mre": {law: test MRE or None}}], "mean": {law: mean
+    test MRE over the scales where every law was fitted}, "joint": joint}."""
     checks.config("table", table, required=("h", "N", "D", "L", "mixture"), allowed=("domains", "dropped"))
     if not isinstance(laws, dict) or not laws:
         raise ValueError("laws must be a non-empty dict of name -> LawSpec")
@@ -96,23 +98,35 @@ def fit_real(table: dict, laws: dict, scales, *, train_frac: float = 0.7, split_
     if isinstance(scales, (str, bytes)) or not hasattr(scales, "__len__") or len(scales) == 0 \
             or not all(hasattr(s, "__len__") and len(s) == 2 for s in scales):
         raise ValueError(f"scales must be a non-empty list of (N, D) pairs; got {scales!r}")
+    checks.instance("joint", joint, bool)
     train_all = split_by_mixture(table["mixture"], train_frac, seed=split_seed)
-    per_scale = []
+    act_all = table["h"] >= active  # the official 7-domain script's rule (h_j >= 0.1 counts as active)
+    sels = []
     for N, D in scales:
         sel = np.isclose(table["N"], N) & np.isclose(table["D"], D)
         if sel.sum() < 2:
             raise ValueError(f"scales must name (N, D) pairs of the table; ({N}, {D}) has {int(sel.sum())} rows")
-        h, L, tr = table["h"][sel], table["L"][sel], train_all[sel]
-        act = h >= active  # the official 7-domain script's rule (h_j >= 0.1 counts as active)
+        sels.append(sel)
+
+    def fitted(spec, rows):
+        tr = rows & train_all
+        if int(act_all[tr].sum()) < spec.n_params(table["h"].shape[1]) or not tr.any() or tr.sum() == rows.sum():
+            return None
+        return fit_law(spec, table["h"][tr], table["N"][tr], table["D"][tr], table["L"][tr], act_all[tr],
+                       restarts=restarts, maxiter=maxiter, seed=seed, loss=loss, device=device)
+
+    every = np.any(sels, axis=0)
+    shared = {name: fitted(spec, every) for name, spec in laws.items() if joint and spec.uses_scale}
+    per_scale = []
+    for (N, D), sel in zip(scales, sels):
+        test = sel & ~train_all
         out = {}
         for name, spec in laws.items():
-            if int(act[tr].sum()) < spec.n_params(h.shape[1]) or tr.all() or not tr.any():
-                out[name] = None
-                continue
-            fit = fit_law(spec, h[tr], N, D, L[tr], act[tr], restarts=restarts, maxiter=maxiter, seed=seed,
-                          loss=loss, device=device)
-            out[name] = mre(fit.predict(h[~tr], N, D), L[~tr], act[~tr])
-        per_scale.append({"N": N, "D": D, "n_mix": int(sel.sum()), "n_train": int(tr.sum()), "mre": out})
+            fit = shared[name] if name in shared else fitted(spec, sel)
+            out[name] = None if fit is None else mre(fit.predict(table["h"][test], N, D), table["L"][test],
+                                                     act_all[test])
+        per_scale.append({"N": N, "D": D, "n_mix": int(sel.sum()), "n_train": int((sel & train_all).sum()),
+                          "mre": out})
     full = [p for p in per_scale if all(v is not None for v in p["mre"].values())]
     mean = {n: float(np.mean([p["mre"][n] for p in full])) if full else None for n in laws}
-    return {"per_scale": per_scale, "mean": mean}
+    return {"per_scale": per_scale, "mean": mean, "joint": joint}
