@@ -37,7 +37,7 @@ def _hybrid_cost(h, target):
 
 def main(argv=None):
     args, device = parse_args(__doc__.splitlines()[0], argv)
-    sizes = [(30, 30)] if args.quick else [(100, 100), (300, 300), (400, 800)]
+    sizes = [(30, 30)] if args.quick else [(100, 100), (300, 300), (400, 800), (1000, 1000)]
     hybrid(random_games(1, 8, 8, device=device))  # warm-up
     lp_solve(random_games(1, 4, 4))  # warm-up (scipy import)
 
