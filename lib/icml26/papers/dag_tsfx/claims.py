@@ -128,7 +128,8 @@ CLAIMS = [
           "removing TCM: MSE(no-C) >= 1.3x MSE(no-T)", ablation_order, ">=", {"quick": 1.3, "full": 1.3},
           kind="check", source="ablation study"),
     Claim("no_harm_irrelevant", "guard (ours, not in the paper): with covariates independent of the target "
-          "(kappa=0), DAG's MSE <= 1.25x at quick (1.10x at standard and full) the better endogenous-only model", irrelevant_ratio, "<=",
+          "(kappa=0), DAG's MSE <= 1.25x at quick (1.10x at standard and full) the better endogenous-only model",
+          irrelevant_ratio, "<=",
           {"quick": 1.25, "standard": 1.10, "full": 1.10}, kind="check",
           source="docs/papers/dag_tsfx.md §5 (our guard claim; not in the paper)"),
 ]
