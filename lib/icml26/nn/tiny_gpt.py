@@ -13,7 +13,6 @@ in the header), written atomically and read back with its sha256 checked: the fo
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -22,7 +21,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from icml26 import atomic, checks
+from icml26 import checks, shipped
 from icml26.nn.attention import VARIANTS, AttentionResult, MultiHeadAttention
 
 
@@ -159,19 +158,14 @@ def save_model(model: TinyGPT, path, metadata: dict | None = None) -> str:
     checks.instance("model", model, TinyGPT)
     if metadata is not None and not isinstance(metadata, dict):
         raise TypeError(f"metadata must be a dict or None; got {type(metadata).__name__}")
-    from safetensors.torch import save as st_save
-
     tied = model.cfg.tie_embeddings
-    state = {k: v.detach().cpu().contiguous() for k, v in model.state_dict().items()
-             if not (tied and k == "head.weight")}
+    state = {k: v for k, v in model.state_dict().items() if not (tied and k == "head.weight")}
     meta = {"config": json.dumps(model.cfg.to_dict())}
     for key, value in (metadata or {}).items():
         if key == "config":
             raise ValueError("metadata must not have the key 'config' (the model's own config is stored there)")
         meta[key] = json.dumps(value)
-    data = st_save(state, metadata=meta)
-    atomic.write_bytes(path, data)
-    return hashlib.sha256(data).hexdigest()
+    return shipped.write(path, state, meta)
 
 
 def read_model(path, expected_sha256: str | None = None, build=TinyGPT, device="cpu") -> tuple[TinyGPT, dict]:
@@ -179,29 +173,16 @@ def read_model(path, expected_sha256: str | None = None, build=TinyGPT, device="
 
     With ``expected_sha256`` the file's checksum must match (a corrupt or silently re-trained file is refused);
     ``build(GPTConfig)`` makes the empty model the weights are loaded into (e.g. one on the fused kernel)."""
-    path = Path(path)
-    if not path.is_file():
-        raise ValueError(f"path {str(path)!r} is not a file")
     if not callable(build):
         raise TypeError(f"build must be callable; got {type(build).__name__}")
     device = checks.device("device", device)
-    from safetensors.torch import load as st_load
-
-    data = path.read_bytes()
-    digest = hashlib.sha256(data).hexdigest()
-    if expected_sha256 is not None and digest != expected_sha256:
-        raise ValueError(f"checksum of {path.name} is {digest}, not expected_sha256={expected_sha256}: the file is "
-                         "corrupt, or was re-trained without updating its recorded checksum")
-    n = int.from_bytes(data[:8], "little")  # safetensors: header length, then a JSON header with the metadata
-    try:
-        meta = json.loads(data[8: 8 + n]).get("__metadata__", {}) or {}
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise ValueError(f"{path.name} is not a safetensors file ({err})") from None
+    state, meta = shipped.read(path, expected_sha256)
+    path = Path(path)
     if "config" not in meta:
         raise ValueError(f"{path.name} is not a model written by save_model (no config metadata)")
     arch = {k: v for k, v in json.loads(meta.pop("config")).items() if k in GPTConfig.__dataclass_fields__}
     model = build(GPTConfig(**arch))
-    missing = model.load_state_dict(st_load(data), strict=False).missing_keys
+    missing = model.load_state_dict(state, strict=False).missing_keys
     if [k for k in missing if not (k == "head.weight" and model.cfg.tie_embeddings)]:
         raise ValueError(f"{path.name} lacks parameters {missing}")
     return model.to(device).eval(), {k: json.loads(v) for k, v in meta.items()}

@@ -13,14 +13,13 @@ bit for bit from the same seed.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from functools import lru_cache
 from pathlib import Path
 
 import torch
 
-from icml26 import atomic, checks
+from icml26 import checks, shipped
 from icml26.papers.otp_fm import baselines, data, experiment
 from icml26.papers.otp_fm.networks import VelocityMLP
 
@@ -67,37 +66,23 @@ def train_models(spec: dict = SPEC, device="cpu") -> dict[str, VelocityMLP]:
     return models
 
 
-def _to_bytes(models: dict[str, VelocityMLP], spec: dict = SPEC) -> bytes:
-    """The models' weights as one safetensors blob (``<model>.<parameter>``), the spec in its metadata."""
-    from safetensors.torch import save
-
-    tensors = {f"{k}.{p}": v.detach().cpu().contiguous() for k, m in models.items() for p, v in m.state_dict().items()}
-    return save(tensors, metadata={"spec": json.dumps(spec)})
-
-
 def save_models(models: dict[str, VelocityMLP], path=WEIGHTS, spec: dict = SPEC) -> str:
-    """Write the weights atomically to ``path``; returns their sha256."""
+    """Write the weights (``<model>.<parameter>``, the spec in the metadata) atomically to ``path``; returns their
+    sha256."""
     if not isinstance(models, dict) or not models or not all(isinstance(m, torch.nn.Module) for m in models.values()):
         raise ValueError("models must be a non-empty dict of name -> torch.nn.Module")
-    blob = _to_bytes(models, spec)
-    atomic.write_bytes(path, blob)
-    return hashlib.sha256(blob).hexdigest()
+    tensors = {f"{k}.{p}": v for k, m in models.items() for p, v in m.state_dict().items()}
+    return shipped.write(path, tensors, {"spec": json.dumps(spec)})
 
 
 @lru_cache(maxsize=2)
 def load_models(path=WEIGHTS, sha256: str | None = SHA256) -> dict[str, VelocityMLP]:
     """Load the explorer's models (on the CPU, in eval mode) after checking the file's sha256."""
-    from safetensors import safe_open
-
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"path: no explorer weights at {path}; run python -m icml26.papers.otp_fm.explorer_models")
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    if sha256 is not None and digest != sha256:
-        raise ValueError(f"sha256: {path} has sha256 {digest}, expected {sha256}; the file is not the shipped one")
-    with safe_open(str(path), framework="pt") as fh:
-        spec = json.loads(fh.metadata()["spec"])
-        tensors = {k: fh.get_tensor(k) for k in fh.keys()}
+    tensors, meta = shipped.read(path, sha256, recorded_in="explorer_models.SHA256 (sha256)")
+    spec = json.loads(meta["spec"])
     models = {}
     for key in _model_keys(spec["strengths"]):
         net = VelocityMLP(2, hidden=spec["hidden"], depth=spec["depth"])
