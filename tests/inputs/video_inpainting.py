@@ -1,14 +1,48 @@
 """Bad-input probes of trajectory-stabilised video inpainting (icml26.papers.video_inpainting)."""
 
 import functools
+import tempfile
+from pathlib import Path
 
 import torch
 from harness import Probe
 
-from icml26.papers.video_inpainting import baselines, experiment, explore, flowest, method, toyvideo
+from icml26.diffusion import cosine_alpha_bar, grf_spectrum
+from icml26.papers.video_inpainting import baselines, experiment, explore, flowest, learned, method, toyvideo
 
 TINY = dict(n_videos=1, noise_seeds=1, frames=4, size=8, channels=1, hole=3, sub_hole=1, T=20, steps=3,
             flows="estimated", uniform_lams=[0.5], post_hoc_lam=0.5, long_k=2, controller=experiment.TSI)
+
+
+TINY_L = dict(TINY, size=24, hole=8, sub_hole=3,
+              learned=dict(model="quick", clips=1, controller=dict(experiment.TSI, tau=0.3, rho=1.0)))
+SMALL_RECIPE = {**learned.RECIPE, **learned.SMALL}
+TMP = Path(tempfile.mkdtemp(prefix="vi_probe_"))
+
+
+@functools.cache
+def _data_l():
+    return experiment.setup(TINY_L, "cpu", 0)
+
+
+def _net(size=8):
+    torch.manual_seed(0)
+    net = learned.DenoiserUNet(4, 8)
+    net.size = size
+    return net
+
+
+@functools.cache
+def _saved():
+    path = TMP / "saved.safetensors"
+    learned.save({"quick": _net()}, path, SMALL_RECIPE)
+    return path
+
+
+def _not_safetensors():
+    path = TMP / "junk.safetensors"
+    path.write_bytes(b"\x10\x00\x00\x00\x00\x00\x00\x00not json at all!")
+    return path
 
 
 def _clip():
@@ -139,7 +173,48 @@ PROBES = [
           skip={"min_hf": "a detail floor of 0 (no floor) is valid"},
           extra=[("seeds", [0], "an evaluation seed"), ("seeds", [], "no seed"), ("seeds", "100", "a string"),
                  ("seeds", [100.5], "float seed"), ("factors", [], "no factor"), ("factors", [-1.0], "negative factor"),
-                 ("budget", 1.5, "budget above 1"), ("config", {"steps": 3}, "incomplete config")]),
+                 ("budget", 1.5, "budget above 1"), ("config", {"steps": 3}, "incomplete config"),
+                 ("denoiser", "wiener", "unknown denoiser"),
+                 ("denoiser", "learned", "a config without a learned stage")]),
+    Probe(experiment.learned_data, valid=lambda: {"d": _data_l(), "config": TINY_L, "device": "cpu"},
+          extra=[("config", {**TINY_L, "learned": None}, "no learned stage"), ("d", {"video": 1}, "incomplete"),
+                 ("config", {**TINY_L, "learned": {"model": "quick", "clips": 2}}, "more clips than the batch"),
+                 ("config", {**TINY_L, "learned": {"model": "full", "clips": 1}}, "no model at full"),
+                 ("config", {**TINY_L, "size": 32, "hole": 8}, "a model of another frame size"),
+                 ("config", {**TINY_L, "learned": {"model": "quick"}}, "no clips")]),
+    Probe(experiment.learned_stage, valid=lambda: {"d": _data_l(), "config": TINY_L, "device": "cpu", "seed": 0},
+          skip={"seed": "seed 0 is valid"},
+          extra=[("seed", -1, "negative seed"), ("config", {**TINY_L, "learned": None}, "no learned stage"),
+                 ("config", {**TINY_L, "learned": {**TINY_L["learned"], "controller": {"sigma": 1}}},
+                  "unknown controller parameter")]),
+    # ---- learned denoiser
+    Probe(learned.DenoiserUNet, valid=lambda: {"width": 4, "emb": 8}, extra=[("emb", 7, "odd emb")]),
+    Probe(learned.LearnedDenoiser, valid=lambda: {"net": _net(), "alpha_bar": cosine_alpha_bar(20), "chunk": 8},
+          extra=[("net", "net", "not a network"), ("alpha_bar", torch.full((5,), 1.5), "alpha_bar above 1"),
+                 ("alpha_bar", torch.full((2, 3), 0.5), "a 2-D schedule"), ("chunk", 2.5, "float chunk")]),
+    Probe(learned.train, valid=lambda: {"size": 8, "recipe": SMALL_RECIPE, "device": "cpu"},
+          extra=[("size", 10, "size not divisible by 4"), ("recipe", {"width": 4}, "incomplete recipe"),
+                 ("recipe", {**SMALL_RECIPE, "emb": 15}, "odd emb"),
+                 ("recipe", {**SMALL_RECIPE, "steps": 0}, "no step"),
+                 ("recipe", {**SMALL_RECIPE, "lr": float("nan")}, "NaN lr")]),
+    Probe(learned.save, valid=lambda: {"models": {"quick": _net()}, "path": TMP / "probe.safetensors",
+                                       "recipe": SMALL_RECIPE},
+          extra=[("models", {}, "no model"), ("models", {"a.b": _net()}, "a dotted name"),
+                 ("models", {"quick": torch.nn.Linear(2, 2)}, "not a DenoiserUNet"), ("path", 3, "not a path"),
+                 ("recipe", {"width": 4}, "incomplete recipe")]),
+    Probe(learned.read, valid=lambda: {"path": _saved(), "expected_sha256": None, "device": "cpu"},
+          extra=[("expected_sha256", "0" * 64, "a wrong checksum"), ("path", TMP / "missing.safetensors", "no file"),
+                 ("path", _not_safetensors(), "not a safetensors file written by save")]),
+    Probe(learned.load, valid=lambda: {"scale": "quick", "device": "cpu"},
+          extra=[("scale", "full", "no shipped model at full")]),
+    Probe(learned.x0_error,
+          valid=lambda: {"denoiser": learned.LearnedDenoiser(_net(), cosine_alpha_bar(20)),
+                         "frames": torch.randn(3, 8, 8), "spectrum": grf_spectrum(8, 8),
+                         "alpha_bar": cosine_alpha_bar(20), "timesteps": [10, 5],
+                         "generator": torch.Generator().manual_seed(0)},
+          extra=[("timesteps", [], "no step"), ("timesteps", [20], "a step past T"), ("denoiser", 3, "no x0 method"),
+                 ("spectrum", torch.ones(4, 4), "a spectrum of another size"), ("generator", 3, "not a generator"),
+                 ("frames", torch.ones(8), "a 1-D frame"), ("alpha_bar", torch.full((20,), 2.0), "alpha_bar above 1")]),
     Probe(experiment.uniform_frontier_at,
           valid=lambda: {"plain": {"e_warp": 1.0, "hf": 1.0}, "sweep": [{"lam": 0.5, "e_warp": 0.5, "hf": 0.6}],
                          "e_warp": 0.7},
@@ -164,4 +239,6 @@ PROBES = [
           extra=[("results", {}, "empty results"), ("results", {"methods": {}, "uniform_sweep": []}, "no plain"),
                  ("results", {"methods": {"plain": {"hf": 1.0}}, "uniform_sweep": [{"lam": 0.5}]}, "bad sweep")]),
 ]
-EXEMPT = {}
+EXEMPT = {
+    "icml26.papers.video_inpainting.make_weights.main": "a command line (argparse validates its options)",
+}

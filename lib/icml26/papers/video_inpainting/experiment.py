@@ -21,8 +21,8 @@ import torch
 from scipy.stats import spearmanr
 
 from icml26 import checks, progress
-from icml26.diffusion import WienerDenoiser, cosine_alpha_bar, ddim_sample
-from icml26.papers.video_inpainting import baselines, flowest, method
+from icml26.diffusion import WienerDenoiser, cosine_alpha_bar, ddim_sample, ddim_timesteps
+from icml26.papers.video_inpainting import baselines, flowest, learned, method
 from icml26.papers.video_inpainting.toyvideo import make_videos
 
 TSI = {"norm": "variance"}  # inferred normalisation (method.TemporalController); tau and rho are per scale, below
@@ -32,19 +32,26 @@ CAL_FACTORS = (0.0, 0.25, 0.5, 0.75, 1.0)
 TRIGGER = {"quick": dict(tau=0.292, rho=1.167), "standard": dict(tau=0.052, rho=0.207)}
 """The trigger (tau, rho) per scale, from ``calibrate_trigger`` on development seeds 100, 101, 102 (never 0-4), with
 the estimated flows the recorded runs use (factor 0.25 at both scales; the grid is in docs §3 C)."""
+TRIGGER_LEARNED = {"quick": dict(tau=0.589, rho=1.177), "standard": dict(tau=0.052, rho=0.209)}
+"""The trigger (tau, rho) of the learned-denoiser stage per scale, from ``calibrate_trigger(..., denoiser="learned")``
+on development seeds 100, 101, 102 (the same grid and rule, on that stage's clips; median in-window deviation 1.177 at
+quick, 0.209 at standard). The rule picked factor 0.5 at quick (factor 0.25 kept the never-visible HF ratio at 0.8996,
+just under the 0.9 floor) and 0.25 at standard (mean cut 0.358 at HF 0.902, 27% of the pairs corrected)."""
 
 CONFIGS = {
     "quick": dict(n_videos=8, noise_seeds=2, frames=8, size=24, channels=1, hole=10, sub_hole=4, T=200, steps=30,
                   flows="estimated",
                   controller=dict(TSI, **TRIGGER["quick"]),
-                  uniform_lams=[0.05, 0.1, 0.2, 0.4, 0.8], post_hoc_lam=0.5, long_k=4),
+                  uniform_lams=[0.05, 0.1, 0.2, 0.4, 0.8], post_hoc_lam=0.5, long_k=4,
+                  learned=dict(model="quick", clips=16, controller=dict(TSI, **TRIGGER_LEARNED["quick"]))),
     "standard": dict(n_videos=16, noise_seeds=2, frames=12, size=32, channels=3, hole=12, sub_hole=5, T=500,
                      steps=40, flows="estimated", controller=dict(TSI, **TRIGGER["standard"]),
-                  uniform_lams=[0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0], post_hoc_lam=0.5, long_k=4),
+                  uniform_lams=[0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0], post_hoc_lam=0.5, long_k=4,
+                  learned=dict(model="standard", clips=8, controller=dict(TSI, **TRIGGER_LEARNED["standard"]))),
     "full": dict(n_videos=100, noise_seeds=2, frames=16, size=64, channels=3, hole=24, sub_hole=8, T=1000, steps=50,
                  flows="estimated",
                  controller=dict(TSI, **TRIGGER["standard"]),
-                  uniform_lams=[0.05, 0.1, 0.2, 0.3, 0.4, 0.6, 0.8, 1.0], post_hoc_lam=0.5, long_k=4),
+                  uniform_lams=[0.05, 0.1, 0.2, 0.3, 0.4, 0.6, 0.8, 1.0], post_hoc_lam=0.5, long_k=4, learned=None),
 }
 
 
@@ -60,17 +67,27 @@ flow estimation, 49 box-filtered shifts per frame pair, scales with the pixels o
 work is batched FFTs (Wiener denoiser), box filters and grid_sample warps, which an H200 runs at least 50x faster
 than one core: about 70 s a seed, 3.5 min for seeds 0-2, within the 10-minute budget; memory: the estimated and the
 exact all-pairs flows (2 x 200 x 16 x 16 x 2 x 64 x 64 floats = 3.4 GB) dominate.
+
+The learned-denoiser stage (``config["learned"]``, ``learned_stage``) runs at quick (16 of 16 clips) and standard (8
+of 32 clips) only: full has ``learned=None`` because no model is shipped for its 64 px frames (the field differs per
+frame size, ``learned.SIZES``). Its measured cost at standard: one U-Net step on the stage's 8 x 12 x 3 = 288 frames
+of 32 x 32 is about 0.4 s of one CPU core, and the stage (3 sampler runs x 40 steps + the x0 check) took 51 s of wall
+time on dev seed 100 (2026-12-02, shared cores). Adding it to full would need a 64 px model (``learned.train(64)``:
+2,400 Adam steps of 32 frames, about 1 min on an H200) and 200 x 16 x 3 = 9,600 frames of 64 x 64 per step, 133x the
+standard stage's pixels: 51 s x 133 / 50 (GPU speed-up) x 50/40 steps = 170 s a seed, which would not fit beside
+the exact stage's 3.5 min for three seeds in 10 minutes; it is left out.
 """
 
 
 SETUP_KEYS = ("n_videos", "noise_seeds", "frames", "size", "channels", "hole", "sub_hole", "T", "flows")
 FLOWS = ("estimated", "exact")
 RUN_KEYS = SETUP_KEYS + ("steps", "uniform_lams", "post_hoc_lam", "long_k")
+DENOISERS = ("exact", "learned")
 
 
 def _check_config(config, keys) -> None:
     """The config's keys and values (the sizes are checked again, with their ranges, by make_videos)."""
-    checks.config("config", config, required=keys, allowed=RUN_KEYS + ("controller",))
+    checks.config("config", config, required=keys, allowed=RUN_KEYS + ("controller", "learned"))
     for k in ("n_videos", "noise_seeds", "frames", "T") + (("steps", "long_k") if "steps" in keys else ()):
         checks.positive_int(f"config[{k!r}]", config[k])
     checks.one_of("config['flows']", config["flows"], FLOWS)
@@ -84,6 +101,19 @@ def _check_config(config, keys) -> None:
             checks.probability("config['uniform_lams']", lam)
         checks.probability("config['post_hoc_lam']", config["post_hoc_lam"])
         checks.config("config['controller']", config.get("controller", {}),
+                      allowed=tuple(method.DEFAULTS) + ("lam",))
+    lc = config.get("learned")
+    if lc is not None:
+        checks.config("config['learned']", lc, required=("model", "clips"), allowed=("model", "clips", "controller"))
+        checks.one_of("config['learned']['model']", lc["model"], tuple(learned.SIZES))
+        checks.positive_int("config['learned']['clips']", lc["clips"])
+        if lc["clips"] > config["n_videos"] * config["noise_seeds"]:
+            raise ValueError(f"config['learned']['clips'] must be at most n_videos x noise_seeds = "
+                             f"{config['n_videos'] * config['noise_seeds']}; got {lc['clips']}")
+        if learned.SIZES[lc["model"]] != config["size"]:
+            raise ValueError(f"config['learned']['model'] {lc['model']!r} was trained on "
+                             f"{learned.SIZES[lc['model']]} px frames, not config['size'] = {config['size']}")
+        checks.config("config['learned']['controller']", lc.get("controller", {}),
                       allowed=tuple(method.DEFAULTS) + ("lam",))
 
 
@@ -142,6 +172,38 @@ def oracle(d: dict) -> dict:
     return o
 
 
+CLIP_KEYS = ("video", "mask", "known", "recoverable", "never", "flows", "valid", "flows_true", "valid_true", "z_T",
+             "noise_base", "z_T_warped")
+"""The per-clip tensors of :func:`setup`'s dict (first dimension = clip)."""
+
+
+def learned_data(d: dict, config: dict, device) -> dict:
+    """``d`` cut to the learned stage's first ``config["learned"]["clips"]`` clips (the same videos, noise, flows),
+    with the shipped learned denoiser (:func:`learned.load`, sha256 checked) in place of the exact score."""
+    _check_config(config, SETUP_KEYS)
+    _check_data(d, CLIP_KEYS + ("alpha_bar",))
+    lc = config.get("learned")
+    if lc is None:
+        raise ValueError("config['learned'] is None: this scale has no learned-denoiser stage")
+    device = checks.device("device", device)
+    n = lc["clips"]
+    L = dict(d, **{k: d[k][:n] for k in CLIP_KEYS})
+    L["denoiser"] = learned.LearnedDenoiser(learned.load(lc["model"], device), d["alpha_bar"])
+    a = torch.arange(L["video"].shape[1] - 1)
+    L["flow_epe"] = float((L["flows"][:, a, a + 1] - L["flows_true"][:, a, a + 1]).norm(dim=2).mean())
+    return L
+
+
+def _data_for(config, device, seed, denoiser):
+    d = setup(config, device, seed)
+    return learned_data(d, config, device) if denoiser == "learned" else d
+
+
+def _controller_params(config, denoiser) -> dict:
+    return dict((config["learned"] or {}).get("controller", {}) if denoiser == "learned"
+                else config.get("controller", {}))
+
+
 def sample(d: dict, steps: int, controller=None, z_T=None):
     """One RePaint/DDIM run with a fixed noise stream (so methods differ only by the controller)."""
     _check_data(d, ("video", "mask", "known", "denoiser", "alpha_bar", "z_T", "noise_seed"))
@@ -173,7 +235,7 @@ def _fraction(ctrl) -> float:
 
 
 def calibrate_trigger(config: dict, device, seeds, factors=CAL_FACTORS, budget: float = 0.5,
-                      min_hf: float = 0.9) -> dict:
+                      min_hf: float = 0.9, denoiser: str = "exact") -> dict:
     """Choose the trigger (tau, rho) for one scale on DEVELOPMENT seeds (>= 100; refuses evaluation seeds).
 
     The deviation D~ has a different typical size at each scale (about 1.2 at quick, 0.2 at standard: the larger,
@@ -183,7 +245,8 @@ def calibrate_trigger(config: dict, device, seeds, factors=CAL_FACTORS, budget: 
     The rule for the factor: the largest mean hole E_warp reduction among the factors that correct at most
     ``budget`` of the (frame, step) pairs and keep the never-visible HF ratio (TSI / plain) >= ``min_hf``
     (detail kept); the largest factor if none qualifies. Returns ``tau``, ``rho``, ``factor``, ``median`` and one
-    row per factor (means over seeds).
+    row per factor (means over seeds). ``denoiser="learned"`` calibrates the learned-denoiser stage (its clips, its
+    controller parameters, :func:`learned_data`).
     """
     _check_config(config, RUN_KEYS)
     device = checks.device("device", device)
@@ -198,11 +261,14 @@ def calibrate_trigger(config: dict, device, seeds, factors=CAL_FACTORS, budget: 
         checks.nonnegative_number("factors", fac)
     checks.probability("budget", budget)
     checks.nonnegative_number("min_hf", min_hf)
-    cp = {k: v for k, v in config.get("controller", {}).items() if k not in ("tau", "rho")}
+    checks.one_of("denoiser", denoiser, DENOISERS)
+    if denoiser == "learned" and config.get("learned") is None:
+        raise ValueError("denoiser='learned' needs config['learned'] (this scale has no learned stage)")
+    cp = {k: v for k, v in _controller_params(config, denoiser).items() if k not in ("tau", "rho")}
     steps, k = config["steps"], config["long_k"]
     data, devs = [], []
     for sd in progress.steps(seeds, desc="calibrate: monitor runs"):
-        d = setup(config, device, sd)
+        d = _data_for(config, device, sd, denoiser)
         mon = controller(d, "monitor", **cp)
         data.append((d, metrics(d, sample(d, steps, mon), k)))
         devs.append(_window_deviation(mon))
@@ -262,7 +328,8 @@ def run(config: dict, device, seed: int) -> dict:
     device = checks.device("device", device)
     checks.seed("seed", seed)
     bar = progress.StageBar(["setup", "sample plain", "sample TSI", "always-on and uniform sweep",
-                             "post-hoc, warped noise, flow propagation", "exact-flow oracle", "C6 risk"],
+                             "post-hoc, warped noise, flow propagation", "exact-flow oracle", "C6 risk"]
+                            + (["learned denoiser"] if config.get("learned") is not None else []),
                             desc="video_inpainting")
     bar.next("setup")
     d = setup(config, device, seed)
@@ -306,14 +373,49 @@ def run(config: dict, device, seed: int) -> dict:
                          "flow_propagation": metrics(o, fp_o, k)}
     bar.next("C6 risk")
     out["uniform_matched"] = uniform_frontier_at(out["methods"]["plain"], sweep, out["methods"]["tsi"]["e_warp"])
-    # C6: accumulated risk at mid-trajectory (monitor-only plain run) vs final per-frame hole E_warp
-    mid = len(mon.risk) // 2
-    R = mon.risk[mid][:, :-1].flatten().numpy()
-    ew = method.e_warp(plain, d["flows_true"], d["valid_true"], d["mask"], padding=d["padding"], per_frame=True)
-    rho = spearmanr(R, ew.flatten().cpu().numpy()).statistic
-    out["spearman_risk_vs_ewarp"] = float(np.nan_to_num(rho))
+    out["spearman_risk_vs_ewarp"] = _risk_spearman(d, mon, plain)
     out["texture_variance"] = float(d["video"].var())
+    if config.get("learned") is not None:
+        bar.next("learned denoiser")
+        out["learned"] = learned_stage(d, config, device, seed)
     out["nfe"] = steps
     out["seconds"] = time.perf_counter() - t0
     bar.close()
     return out
+
+
+def _risk_spearman(d, mon, plain) -> float:
+    """C6: Spearman correlation of the accumulated risk at mid-trajectory (monitor-only plain run) with the final
+    per-frame hole E_warp (exact flows)."""
+    mid = len(mon.risk) // 2
+    R = mon.risk[mid][:, :-1].flatten().numpy()
+    ew = method.e_warp(plain, d["flows_true"], d["valid_true"], d["mask"], padding=d["padding"], per_frame=True)
+    return float(np.nan_to_num(spearmanr(R, ew.flatten().cpu().numpy()).statistic))
+
+
+def learned_stage(d: dict, config: dict, device, seed: int) -> dict:
+    """Plain vs TSI vs warped noise vs flow propagation under the LEARNED score (:func:`learned_data`'s clips; equal
+    NFE, shared noise, the same estimated flows), with the stage's own calibrated trigger; also the learned and the
+    exact x0 errors on these clips' frames at every third sampler timestep (``x0_error``)."""
+    checks.seed("seed", seed)
+    L = learned_data(d, config, device)
+    steps, k = config["steps"], config["long_k"]
+    cp = _controller_params(config, "learned")
+    mon = controller(L, "monitor", **cp)
+    plain = sample(L, steps, mon)
+    res = {"methods": {"plain": metrics(L, plain, k), "gt": metrics(L, L["video"], k)}}
+    tsi_c = controller(L, "tsi", **cp)
+    res["methods"]["tsi"] = metrics(L, sample(L, steps, tsi_c), k)
+    res["fraction_corrected"] = _fraction(tsi_c)
+    res["methods"]["warped_noise"] = metrics(L, sample(L, steps, None, z_T=L["z_T_warped"]), k)
+    fp = baselines.flow_propagation(L["known"], L["mask"], L["flows"], L["valid"], plain, padding=L["padding"])
+    res["methods"]["flow_propagation"] = metrics(L, fp, k)
+    res["spearman_risk_vs_ewarp"] = _risk_spearman(L, mon, plain)
+    res["texture_variance"] = float(L["video"].var())
+    res["flow_epe"] = L["flow_epe"]
+    res["clips"] = int(L["video"].shape[0])
+    g = torch.Generator().manual_seed(int(seed) * 1000 + 29)
+    ts = ddim_timesteps(int(L["alpha_bar"].shape[0]), steps)[::3]  # every third sampler step, each video once
+    res["x0_error"] = learned.x0_error(L["denoiser"], L["video"][::config["noise_seeds"]],
+                                       L["spectrum"].to(L["video"].device), L["alpha_bar"], ts, generator=g)
+    return res
