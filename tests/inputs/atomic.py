@@ -3,9 +3,8 @@
 import tempfile
 from pathlib import Path
 
-from harness import Probe
-
 import torch
+from harness import Probe
 
 from icml26 import atomic, shipped
 
@@ -29,7 +28,8 @@ PROBES = [
                                         "metadata": {"k": "v"}},
           extra=[("metadata", {"k": 1}, "a non-string value"), ("metadata", None, "no dict")]),
     Probe(shipped.read, valid=lambda: {"path": _shipped_file()},
-          extra=[("path", TMP / "absent.safetensors", "missing file"), ("expected_sha256", "0" * 64, "wrong checksum")]),
+          extra=[("path", TMP / "absent.safetensors", "missing file"),
+                 ("expected_sha256", "0" * 64, "wrong checksum")]),
 ]
 EXEMPT = {
     "icml26.atomic.read_json": "reads a path; a missing or unreadable file gives the default by design",
