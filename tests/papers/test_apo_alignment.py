@@ -337,11 +337,29 @@ def test_decode_early_exit_matches_full_width():
     assert torch.equal(traj, seq[:, vocab.prompt_len:])
 
 
+def test_apo_ln_is_apo_on_length_normalised_rewards():
+    vocab, data, model = _tiny_model_and_data(cases=12)
+    ref_lp = reference_logprobs(model, data, vocab.prompt_len)
+    runs = {}
+    for name, obj, norm in (("ln", "apo_ln", False), ("apo_norm", "apo", True), ("apo", "apo", False)):
+        policy = copy.deepcopy(model)
+        out = preference(policy, data, vocab.prompt_len, obj, steps=3, lr=1e-2, batch=8, beta=0.5, length_norm=norm,
+                         generator=torch.Generator().manual_seed(0), ref_lp=ref_lp)
+        runs[name] = (out["loss"], torch.cat([p.detach().flatten() for p in policy.parameters()]))
+    # apo_ln is exactly APO with length_norm=True, whatever length_norm says ...
+    assert runs["ln"][0] == runs["apo_norm"][0] and torch.equal(runs["ln"][1], runs["apo_norm"][1])
+    # ... and not the summed-reward APO (same first loss, log(1 + #negatives), different steps after it)
+    assert abs(runs["ln"][0][0] - runs["apo"][0][0]) < 1e-6 and runs["ln"][0][1:] != runs["apo"][0][1:]
+
+
 def test_same_grid_for_every_objective():
     cfg = E.CONFIGS["standard"]
     pref = E.grid_points(cfg, "apo")
     assert len(pref) == len(cfg["grid"]["lr2"]) * len(cfg["grid"]["beta"])
-    for obj in ("apo_nll", "pairwise", "dpo_random", "dpo_divergent"):
+    assert cfg["grid"]["lr2"] == [1e-5, 3e-5, 1e-4, 3e-4] and cfg["grid"]["beta"] == [0.1, 0.5]
+    assert set(cfg["objectives"]) == set(E.OBJECTIVES) and cfg["steps1"] == 600
+    assert cfg["drift_sweep"] == [0.0, 0.1, 0.2, 0.3]
+    for obj in ("apo_nll", "apo_ln", "pairwise", "dpo_random", "dpo_divergent"):
         assert E.grid_points(cfg, obj) == pref
     for obj in ("sft_consensus", "sft_best"):  # beta is unused by SFT: one point per lr
         assert [lr for lr, _ in E.grid_points(cfg, obj)] == cfg["grid"]["lr2"]
@@ -368,7 +386,7 @@ def test_experiment_tiny_runs_and_claims_read_it():
         else:
             assert isinstance(value, float)
     sel = E.select_hparams({**cfg, "objectives": ["apo", "sft_consensus"]}, "cpu", [100])
-    assert len(sel["val_grid"]["apo"]) == 6 and len(sel["val_grid"]["sft_consensus"]) == 3
+    assert len(sel["val_grid"]["apo"]) == 8 and len(sel["val_grid"]["sft_consensus"]) == 4
     assert sel["shared"] in [list(p) for p in E.grid_points(cfg, "apo")]
     with pytest.raises(ValueError, match="seeds"):
         E.select_hparams(cfg, "cpu", [3])

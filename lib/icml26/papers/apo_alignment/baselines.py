@@ -20,8 +20,10 @@ from icml26.ranking.plackett_luce import top1_nll
 
 __all__ = ["pairwise_dpo_loss", "single_negative_mask", "best_source", "OBJECTIVES"]
 
-OBJECTIVES = ("apo", "apo_nll", "pairwise", "dpo_random", "dpo_divergent", "sft_consensus", "sft_best")
-"""Stage-2 objectives: APO, its NLL-anchored variant (``method.anchored_apo_loss``) and the baselines above."""
+OBJECTIVES = ("apo", "apo_nll", "apo_ln", "pairwise", "dpo_random", "dpo_divergent", "sft_consensus", "sft_best")
+"""Stage-2 objectives: APO, its two stabilised variants (``apo_nll``: an NLL anchor on ``t+``,
+``method.anchored_apo_loss``; ``apo_ln``: the same PL loss on length-normalised rewards, ``beta`` times the mean
+per-token log-ratio, ``method.implicit_reward(..., n_tokens=...)``) and the baselines above."""
 
 
 def pairwise_dpo_loss(r_pos: torch.Tensor, r_neg: torch.Tensor, neg_mask: torch.Tensor | None = None) -> torch.Tensor:

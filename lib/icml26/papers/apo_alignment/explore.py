@@ -92,7 +92,8 @@ def _check_runs(results, keys) -> list:
     return runs
 
 
-_NAMES = {"apo": "APO (PL, all negatives)", "apo_nll": "APO + NLL anchor (ours)", "pairwise": "pairwise DPO",
+_NAMES = {"apo": "APO (PL, all negatives)", "apo_nll": "APO + NLL anchor (ours)",
+          "apo_ln": "APO, length-normalised reward (ours)", "pairwise": "pairwise DPO",
           "dpo_random": "DPO, one random negative", "dpo_divergent": "DPO, most divergent negative",
           "sft_consensus": "SFT on consensus", "sft_best": "SFT on best-agreeing source"}
 

@@ -11,7 +11,7 @@ Pieces (docs/papers/apo_alignment.md §3; bare § numbers below are that page's)
 * :func:`negative_mask` (§3.5, *inferred* rule): a source trajectory whose content (its decisions)
   equals the consensus is not used as a negative.
 * :func:`implicit_reward` (§3.4): ``r(y) = beta * (log pi(y|x) - log pi_ref(y|x))``, optionally
-  length-normalised (§6).
+  length-normalised (§6; the stabilised variant ``apo_ln`` of ``training.preference`` uses it).
 * :func:`apo_loss` (§3.4): ``-r(t+) + logsumexp(r(t+), r(tau_1..tau_N))``, i.e. the Plackett-Luce top-1
   loss with all N source trajectories as negatives; built on the shared
   :func:`icml26.ranking.plackett_luce.top1_nll`. With one negative it is exactly DPO.

@@ -195,7 +195,9 @@ def preference(policy: TinyGPT, data: dict, prompt_len: int, objective: str, ste
                ref: TinyGPT | None = None, ref_lp: torch.Tensor | None = None, clip: float | None = 1.0) -> dict:
     """Stage 2 (§3.4) with ``objective`` in :data:`OBJECTIVES`; ``policy`` starts at ``pi_ref``.
 
-    ``apo_nll`` is APO with an NLL anchor on ``t+`` (:func:`method.anchored_apo_loss`, a stabilised variant).
+    ``apo_nll`` is APO with an NLL anchor on ``t+`` (:func:`method.anchored_apo_loss`, a stabilised variant);
+    ``apo_ln`` is APO on length-normalised rewards (``beta`` times the mean per-token log-ratio, whatever
+    ``length_norm`` says; the other objectives normalise only with ``length_norm=True``).
     Only cases with at least one usable negative are sampled (the same pool for every objective).
     ``ref_lp`` (from :func:`reference_logprobs`) avoids recomputing the frozen reference; otherwise it is
     computed from ``ref`` (default: a frozen copy of ``policy``). ``clip``: max global gradient norm
@@ -255,9 +257,10 @@ def preference(policy: TinyGPT, data: dict, prompt_len: int, objective: str, ste
             continue
         seq = flat[idx].reshape(-1, t)
         lp = sequence_logprob(policy, seq, _target_mask(seq, prompt_len)).view(batch, 1 + n)
-        r = _implicit_reward(lp, ref_lp[idx], beta, ntok[idx] if length_norm else None)
+        norm = length_norm or objective == "apo_ln"
+        r = _implicit_reward(lp, ref_lp[idx], beta, ntok[idx] if norm else None)
         mask = neg_mask[idx]
-        if objective == "apo":
+        if objective in ("apo", "apo_ln"):
             per = _apo_loss(r[:, 0], r[:, 1:], mask)
         elif objective == "apo_nll":
             per = _anchored_apo_loss(r[:, 0], r[:, 1:], lp[:, 0] / ntok[idx, 0], mask)
