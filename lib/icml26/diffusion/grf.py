@@ -12,6 +12,7 @@ import operator
 import torch
 
 from icml26 import checks
+from icml26.diffusion.sampler import _eps_from_x0
 
 
 def grf_spectrum(H: int, W: int, alpha: float = 3.0, k0: float = 1.0, device=None,
@@ -118,6 +119,6 @@ class WienerDenoiser:
         a = float(self.alpha_bar[self._t(t)])
         if a >= 1.0:
             raise ValueError("alpha_bar[t] must be < 1 to define eps")
-        return (z - a ** 0.5 * self.x0(z, t)) / (1 - a) ** 0.5
+        return _eps_from_x0(z, self.x0(z, t), a)
 
     __call__ = predict_eps

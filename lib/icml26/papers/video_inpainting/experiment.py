@@ -142,9 +142,7 @@ def setup(config: dict, device, seed: int) -> dict:
     if config["flows"] == "estimated":
         est = flowest.estimate_flows(d["known"], d["mask"], padding=d["padding"])
         d["flows"], d["valid"] = est["flows"], est["valid"]
-    Fn = config["frames"]
-    a = torch.arange(Fn - 1)
-    d["flow_epe"] = float((d["flows"][:, a, a + 1] - d["flows_true"][:, a, a + 1]).norm(dim=2).mean())
+    d["flow_epe"] = _flow_epe(d)
     r = config["noise_seeds"]
     keys = ("video", "mask", "known", "recoverable", "never", "flows", "valid", "flows_true", "valid_true")
     d.update({k: d[k].repeat_interleave(r, 0).to(device) for k in keys})
@@ -189,9 +187,14 @@ def learned_data(d: dict, config: dict, device) -> dict:
     n = lc["clips"]
     L = dict(d, **{k: d[k][:n] for k in CLIP_KEYS})
     L["denoiser"] = learned.LearnedDenoiser(learned.load(lc["model"], device), d["alpha_bar"])
-    a = torch.arange(L["video"].shape[1] - 1)
-    L["flow_epe"] = float((L["flows"][:, a, a + 1] - L["flows_true"][:, a, a + 1]).norm(dim=2).mean())
+    L["flow_epe"] = _flow_epe(L)
     return L
+
+
+def _flow_epe(d: dict) -> float:
+    """Mean end-point error (pixels) of the flows the methods use against the exact ones, consecutive frames."""
+    a = torch.arange(d["video"].shape[1] - 1)
+    return float((d["flows"][:, a, a + 1] - d["flows_true"][:, a, a + 1]).norm(dim=2).mean())
 
 
 def _data_for(config, device, seed, denoiser):

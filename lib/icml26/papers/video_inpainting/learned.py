@@ -27,7 +27,7 @@ import torch
 from torch import nn
 
 from icml26 import checks, progress, shipped
-from icml26.diffusion import grf_spectrum, sample_grf, wiener_x0
+from icml26.diffusion import eps_from_x0, grf_spectrum, sample_grf, wiener_x0
 
 WEIGHTS = Path(__file__).with_name("weights") / "denoiser.safetensors"
 RECIPE = dict(width=8, emb=32, steps=2400, batch=32, lr=3e-3, alpha=3.0, k0=1.0, seed=900)
@@ -197,8 +197,7 @@ class LearnedDenoiser:
         return out.reshape(z.shape).to(z.device, z.dtype)
 
     def predict_eps(self, z: torch.Tensor, t: int) -> torch.Tensor:
-        a = self._a(t)
-        return (z - a ** 0.5 * self.x0(z, t)) / (1 - a) ** 0.5
+        return eps_from_x0(z, self.x0(z, t), self._a(t))
 
     __call__ = predict_eps
 
