@@ -11,11 +11,14 @@ reads a **private** signal ``z_{u,k}`` (the truth, flipped with prob ``p_private
 that the student never sees, as a large model knows things a small one cannot read off the input; on its weak
 findings it reads the public evidence like the student. It says present with probability ``tpr`` after a
 positive signal and ``fpr`` after a negative one. Weak sets are complementary (the paper's sources are,
-§1). **Drift** (§2): on weak findings the hallucination rate moves along the trajectory step ``j`` **and over
-time**: the cases arrive in ``rounds`` (a case's round is ``World.round``), and
-``fpr_u(j, r) = fpr_weak + s_{u,r} d (j + 1) / K`` with ``s_{u,r} = +1`` when ``u + r`` is even and ``-1`` otherwise,
-so the sign of every source's drift flips from one round to the next: which source hallucinates late in its
+§1). **Drift** (§2): the hallucination rate moves along the trajectory step ``j`` **and over time**: the cases
+arrive in ``rounds`` (a case's round is ``World.round``), and on every finding
+``fpr_u(j, r) = fpr_u + s_{u,r} d (j + 1) / K`` with ``s_{u,r} = 1`` when ``u + r`` is even and ``0`` otherwise,
+so the set of drifting sources alternates from one round to the next: which source hallucinates late in its
 trajectory changes across rounds (concept drift of the streams over data time, not only along a trajectory).
+The drift only adds hallucinations, so it costs the mixture of sources (what stage 1 imitates) on average; the
+first version's "grows for some sources and falls for others" (``s = -1``) cancels across sources and leaves that
+mixture unchanged (measured: stage 1 no worse at d = 0.3), so it could not test robustness to drift.
 ``correlation`` in [0, 1] makes the sources share their random draws (where a consensus cannot help).
 
 :func:`bayes_ceiling` gives the Bayes-optimal decisions of two views, by exact enumeration of the ``2^K``
@@ -76,8 +79,9 @@ def teacher_rates(n_teachers: int, n_findings: int, drift: float, tpr_strong: fl
                   preset: str = "complementary", rounds: int = 1, device=None) -> tuple[torch.Tensor, torch.Tensor]:
     """Per-round, per-source, per-step rates ``(tpr, fpr)``, each ``(R, N, K)`` (step ``j`` = finding ``k``).
 
-    Weak findings get ``fpr_weak + s_{u,r} * drift * (j + 1) / K`` (clipped to [0.01, 0.95]),
-    ``s_{u,r} = +1`` when ``u + r`` is even (hallucinations grow along the trajectory), ``-1`` otherwise.
+    Every finding gets ``fpr + s_{u,r} * drift * (j + 1) / K`` (``fpr_strong`` or ``fpr_weak``; a drifting
+    rate is capped at 0.95), ``s_{u,r} = 1`` when ``u + r`` is even (hallucinations grow along the trajectory), ``0``
+    otherwise (that source does not drift in that round).
     """
     for name, v in (("drift", drift), ("tpr_strong", tpr_strong), ("fpr_strong", fpr_strong),
                     ("tpr_weak", tpr_weak), ("fpr_weak", fpr_weak)):
@@ -87,12 +91,12 @@ def teacher_rates(n_teachers: int, n_findings: int, drift: float, tpr_strong: fl
         checks.device("device", device)
     strong = strong_sets(n_teachers, n_findings, preset).to(device)
     ur = torch.arange(rounds, device=device)[:, None] + torch.arange(n_teachers, device=device)[None, :]
-    sign = torch.where(ur % 2 == 0, 1.0, -1.0)[:, :, None]  # (R, N, 1)
+    drifting = (ur % 2 == 0).float()[:, :, None]  # (R, N, 1)
     step = (torch.arange(n_findings, device=device, dtype=torch.float32)[None, None, :] + 1) / n_findings
-    fpr_w = (fpr_weak + sign * drift * step).clamp(0.01, 0.95)
     tpr = torch.where(strong, torch.tensor(tpr_strong, device=device),
                       torch.tensor(tpr_weak, device=device)).expand(rounds, -1, -1)
-    fpr = torch.where(strong, torch.tensor(fpr_strong, device=device), fpr_w)
+    fpr0 = torch.where(strong, torch.tensor(fpr_strong, device=device), torch.tensor(fpr_weak, device=device))
+    fpr = torch.minimum(fpr0 + drifting * drift * step, fpr0.clamp(min=0.95))  # a drifting rate stops at 0.95
     return tpr.float().contiguous(), fpr.float()
 
 
