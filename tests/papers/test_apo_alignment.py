@@ -159,10 +159,10 @@ def test_world_rates_and_drift():
         emp_fpr = (d * ~pos).sum(0) / (~pos).sum(0)
         assert (emp_tpr - tpr[r]).abs().max() < 0.05 and (emp_fpr - fpr[r]).abs().max() < 0.05
     # drift over steps: in round 0 source 0's hallucination rate rises along the trajectory, source 1's stays ...
-    up = fpr - teacher_rates(5, 4, 0.0, rounds=2)[1]
-    assert torch.allclose(up[0, 0], 0.2 * torch.arange(1, 5) / 4) and (up[0, 1] == 0).all()
+    up, ramp = fpr - teacher_rates(5, 4, 0.0, rounds=2)[1], 0.2 * torch.arange(1, 5) / 4
+    assert torch.allclose(up[0, 0], ramp) and (up[0, 1] == 0).all()
     # ... and over time: the drifting set alternates in the next round; the drift only adds hallucinations
-    assert (up[1, 0] == 0).all() and torch.allclose(up[1, 1], 0.2 * torch.arange(1, 5) / 4) and (up >= 0).all()
+    assert (up[1, 0] == 0).all() and torch.allclose(up[1, 1], ramp) and (up >= 0).all()
     assert tuple(w.findings.shape) == (40_000, 4) and tuple(w.decisions.shape) == (40_000, 5, 4)
     # strong findings are decided from the private signal, weak ones from the public evidence
     wp = make_world(20_000, 4, 5, drift=0.0, p_miss=0.5, p_spur=0.5, p_private=0.0, generator=torch.Generator()

@@ -375,7 +375,7 @@ def run(config: dict, device, seed: int) -> dict:
     if cfg["drift_sweep"]:
         apo = ("apo" in cfg["objectives"])
         sweep = {"drift": list(cfg["drift_sweep"]), "ceiling_student": [], "consensus": [], "best_teacher": [],
-                 "mean_teacher_acc": [], "mean_teacher_hall": []}
+                 "mean_teacher_hall": []}
         for dec in DECODERS:
             sweep[f"stage1_{dec}"], sweep[f"apo_{dec}"], sweep[f"gap_{dec}"] = [], [], []
         for d in cfg["drift_sweep"]:
@@ -389,7 +389,6 @@ def run(config: dict, device, seed: int) -> dict:
             sweep["ceiling_student"].append(sm["ceiling_student"])
             sweep["consensus"].append(sm["consensus_acc"])
             sweep["best_teacher"].append(sm["best_teacher_acc"])
-            sweep["mean_teacher_acc"].append(sm["mean_teacher_acc"])
             sweep["mean_teacher_hall"].append(sm["mean_teacher_hall"])
             for dec in DECODERS:
                 s1 = sm[f"stage1_acc_{dec}"]
