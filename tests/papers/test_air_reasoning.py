@@ -526,12 +526,28 @@ def test_shipped_weights_carry_their_recipe_and_checksum(name):
 
 
 def test_shipped_scoring_model_has_retrieval_heads():
+    """The top two heads by R_h carry the copying: masking them costs a quarter of the probe accuracy or more, masking
+    the other heads of their layer almost nothing (the premise's 0.3 is checked on every recorded seed, where it
+    reads 0.30-0.34)."""
     model = pretrained.load("base")
-    idx, needle = tasks.copy_probes(128, V, 4, 4, generator=torch.Generator().manual_seed(11))
+    idx, needle = tasks.copy_probes(512, V, 4, 4, generator=torch.Generator().manual_seed(11))
     top = method.top_heads(method.retrieval_scores(model, idx, needle), k=2)
     acc = method.token_accuracy(model, idx, needle)
+    assert acc >= 0.95
+    layer = top[0][0]
+    others = [(layer, h) for h in range(model.cfg.n_heads) if (layer, h) not in top]
     with method.masked_heads(model, top):
-        assert acc - method.token_accuracy(model, idx, needle) >= 0.3
+        drop_top = acc - method.token_accuracy(model, idx, needle)
+    with method.masked_heads(model, others):
+        drop_others = acc - method.token_accuracy(model, idx, needle)
+    assert drop_top >= 0.25 and drop_top >= 10 * max(drop_others, 0.0)
+
+
+def test_shipped_student_solves_in_range_chains_before_sft():
+    """The student starts able to do the task (SFT on a selection keeps, extends or damages that)."""
+    out = training.greedy_correct(pretrained.load("student"), V, hops=(3, 4), n=20, context_bindings=8,
+                                  generator=torch.Generator().manual_seed(12), device="cpu", max_new=60)
+    assert out["correct"] >= 16
 
 
 # ---------------------------------------------------------------- experiment and claims

@@ -4,6 +4,9 @@
 * ``length``: the K longest traces;
 * ``entropy``: the K highest mean predictive entropies of the scoring model over the response;
 * ``loss``: the K highest mean scoring-model response losses;
+* ``low_loss`` (our control, not the paper's): the K *lowest* mean scoring-model losses. The relative AIS divides by
+  the base loss, so a trace the scoring model finds easy scores high; this control asks whether AIS selects more
+  than easiness;
 * full data / uniform step weights: no selection, token-averaged SFT on the whole pool (see :func:`experiment.run`).
 
 The ``entropy`` and ``loss`` scores come from the same forward pass as AIS (:func:`method.attention_influence`), so
@@ -18,7 +21,7 @@ from icml26 import checks
 
 from .method import select_top_k
 
-SELECTORS = ("air", "random", "length", "entropy", "loss")
+SELECTORS = ("air", "random", "length", "entropy", "loss", "low_loss")
 HEURISTICS = ("length", "entropy", "loss")
 
 
@@ -37,6 +40,8 @@ def selector_scores(name: str, scores: dict, lengths: torch.Tensor, generator=No
         return scores["entropy"].double()
     if name == "loss":
         return scores["base_loss"].double()
+    if name == "low_loss":
+        return -scores["base_loss"].double()
     return torch.rand(lengths.shape[0], generator=generator, dtype=torch.float64).to(lengths.device)
 
 

@@ -54,25 +54,24 @@ _BASE = dict(
 CONFIGS = {
     # quick: scoring only (the claims checked at quick need no student); seconds of CPU
     "quick": {**_BASE, "selectors": (), "weighting": ()},
-    # standard: the shipped models and 10 selection students of 120 SFT steps each, evaluated on 100 held-out and
-    # 100 in-range problems with the full decoding budget: 310 CPU seconds per seed on one core (dev seed 100; 794 s
-    # of wall time on the 2-core machine at a load of 5-6): SFT 10 x 120 x 44 ms = 53 s, scoring 12 s, the rest
-    # decoding students that loop to the budget; step weighting (two more whole-pool students) is left to ``full``
+    # standard: the shipped models and 12 selection students of 120 SFT steps each, evaluated on 100 held-out and
+    # 100 in-range problems with the full decoding budget: 145-166 s per seed on one thread (evaluation seeds 0-2, two
+    # seeds side by side on the 2-core machine): SFT 12 x 120 x 44 ms = 63 s, scoring 12 s, the rest decoding (a
+    # batch runs until its slowest student answers); step weighting (two more whole-pool students) is left to ``full``
     "standard": {**_BASE, "pool": 1500, "k": 300, "sft_steps": 120, "n_eval": 100, "n_eval_in_range": 100,
                  "weighting": ()},
     "full": {**_BASE, "base": {**pretrained.RECIPES["base"], "d_model": 256, "n_heads": 8, "n_layers": 4,
                                "batch": 256, "phases": ((3000, 0.1, 1e-3), (2000, 0.5, 5e-4))},
-             "student": {**pretrained.RECIPES["student"], "d_model": 64, "batch": 256,
-                         "phases": ((2000, 0.0, 2e-3),)},
+             "student": {**pretrained.RECIPES["student"], "d_model": 64, "batch": 256},
              "n_top": 3, "n_probe": 2048, "pool": 50000, "k": 5000, "sft_steps": 3000, "sft_batch": 128,
              "n_eval": 2000, "n_eval_in_range": 1000, "weighting": POOLS},
 }
 """``full`` (not run: no GPU was lent). Estimate for one H200 from the costs measured on CPU (SFT step of the d=48
 student, batch 32: 44 ms; greedy decoding of 100 held-out problems: 3.2 s) and a per-step cost on the GPU bounded
-by kernel launches (about 4 ms for these widths): pre-training 5000 + 2000 steps, 10 selection and 4 weighting
-students of 3000 steps = 49000 steps x 4 ms = 200 s; decoding 14 x 3000 problems in batches, every batch to its
-full budget in the worst case (162 new tokens for 5-6 hops, 110 for 3-4: 14 students x 2 x (162 + 110) tokens x
-4 ms) = 30 s; scoring two pools of 50000 traces (two forward passes each) well under a minute: about 5 minutes in
+by kernel launches (about 4 ms for these widths): pre-training 5000 + 3500 steps, 12 selection and 4 weighting
+students of 3000 steps = 56500 steps x 4 ms = 230 s; decoding 16 x 3000 problems in batches, every batch to its
+full budget in the worst case (162 new tokens for 5-6 hops, 110 for 3-4: 16 students x 2 x (162 + 110) tokens x
+4 ms) = 35 s; scoring two pools of 50000 traces (two forward passes each) well under a minute: about 5 minutes in
 all."""
 
 

@@ -16,7 +16,7 @@ from .method import influence, step_weights
 
 TYPE_COLORS = {"lookup": "#d62728", "compute": "#2ca02c", "filler": "#7f7f7f", "answer": "#1f77b4"}
 SELECTOR_COLORS = {"air": "#d62728", "random": "#7f7f7f", "length": "#1f77b4", "entropy": "#9467bd",
-                   "loss": "#ff7f0e"}
+                   "loss": "#ff7f0e", "low_loss": "#8c564b"}
 
 
 def _results(results) -> dict:
