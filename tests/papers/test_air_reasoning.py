@@ -526,9 +526,9 @@ def test_shipped_weights_carry_their_recipe_and_checksum(name):
 
 
 def test_shipped_scoring_model_has_retrieval_heads():
-    """The top two heads by R_h carry the copying: masking them costs a quarter of the probe accuracy or more, masking
-    the other heads of their layer almost nothing (the premise's 0.3 is checked on every recorded seed, where it
-    reads 0.30-0.34)."""
+    """The top two heads by R_h carry the copying: masking them costs >= 0.3 of the probe accuracy (the premise's
+    bound; 0.32 on these 512 probes, 0.30-0.34 on the recorded seeds' 256), masking the other heads of their layer
+    almost nothing."""
     model = pretrained.load("base")
     idx, needle = tasks.copy_probes(512, V, 4, 4, generator=torch.Generator().manual_seed(11))
     top = method.top_heads(method.retrieval_scores(model, idx, needle), k=2)
@@ -540,7 +540,7 @@ def test_shipped_scoring_model_has_retrieval_heads():
         drop_top = acc - method.token_accuracy(model, idx, needle)
     with method.masked_heads(model, others):
         drop_others = acc - method.token_accuracy(model, idx, needle)
-    assert drop_top >= 0.25 and drop_top >= 10 * max(drop_others, 0.0)
+    assert drop_top >= 0.3 and drop_top >= 10 * max(drop_others, 0.0)
 
 
 def test_shipped_student_solves_in_range_chains_before_sft():

@@ -171,19 +171,18 @@ CLAIMS = [
 for _pool_name in ("contrast", "natural"):
     for _split, _what in (("in_range", "in-range problems (3-4 hops, the pools' longest chains)"),
                           ("held_out", "held-out longer-chain problems (5-6 hops)")):
-        _tail = "" if _split == "held_out" else "_in_range"
+        _tail, _why = ("", WHY_HELD_OUT) if _split == "held_out" else ("_in_range", None)
         CLAIMS += [
             Claim(f"selection_vs_random_{_pool_name}{_tail}", f"a student SFT'd on the AIS top-K of the {_pool_name} "
                   f"pool solves >= 5 points more {_what} than one SFT'd on a random K (greedy decoding, a budget no "
                   "trace style exhausts)", gap(_pool_name, "air", "random", split=_split), ">=",
                   {"standard": 0.05, "full": 0.05}, kind="paper", requires=students(_pool_name),
-                  paper_value=PAPER_SELECT, source=f"abstract; experiments; {DOC}",
-                  why=WHY_HELD_OUT if _split == "held_out" else None),
+                  paper_value=PAPER_SELECT, source=f"abstract; experiments; {DOC}", why=_why),
             Claim(f"selection_vs_best_heuristic_{_pool_name}{_tail}", f"the AIS top-K student of the {_pool_name} pool "
                   f"solves >= 3 points more {_what} than the best of the length / entropy / loss students",
                   gap_best(_pool_name, _split), ">=", {"standard": 0.03, "full": 0.03}, kind="paper",
                   requires=students(_pool_name), paper_value=PAPER_SELECT, source=f"abstract; experiments; {DOC}",
-                  why=WHY_HELD_OUT if _split == "held_out" else None),
+                  why=_why),
         ]
     CLAIMS.append(
         Claim(f"weighting_vs_uniform_{_pool_name}", f"AIS step-weighted SFT on the whole {_pool_name} pool solves >= 2 "
