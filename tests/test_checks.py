@@ -93,6 +93,20 @@ def test_tensor_and_array_shapes_finiteness_and_emptiness():
         checks.array("a", [object()])
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.complex64])
+@pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf])
+def test_tensor_finiteness_scan_finds_every_kind_of_bad_entry(dtype, bad):
+    """The fast min/max scan must see a lone NaN, +inf or -inf anywhere, in every float kind (and complex parts)."""
+    checks.tensor("x", torch.zeros(2, 3, dtype=dtype))
+    checks.tensor("x", torch.zeros(0, dtype=dtype), nonempty=False)
+    for where in [(0, 0), (1, 2)]:
+        x = torch.zeros(2, 3, dtype=dtype)
+        x[where] = bad if not dtype.is_complex else complex(0.0, bad)
+        kind = "1 NaN" if math.isnan(bad) else "1 infinite"
+        with pytest.raises(ValueError, match=kind):
+            checks.tensor("x", x)
+
+
 def test_probability_vector_and_choices_and_lengths():
     checks.probability_vector("p", torch.tensor([0.25, 0.75]))
     with pytest.raises(ValueError, match="sum to 1"):

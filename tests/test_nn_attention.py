@@ -266,6 +266,28 @@ def test_fused_path_matches_materialised_values_and_gradients(variant, causal, d
         assert torch.allclose(a, b, atol=1e-10)
 
 
+@pytest.mark.parametrize("causal", [True, False])
+def test_fused_sink_gradients_when_rows_carry_only_a_gate_gradient(causal):
+    """The sink's CPU path folds the log-sum-exp gradient into the flash backward through the output's rows;
+    rows whose output gradient is zero (here: every other query, and a gate-only loss) take the second call."""
+    from icml26.nn.attention import fused_attention
+
+    g = torch.Generator().manual_seed(3)
+    base = torch.randn(2, 9, 3, 16, generator=g, dtype=torch.float64)  # (B, T, H, d): heads as a strided view
+    sink = torch.tensor([0.5, -1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    w = torch.randn(2, 3, 9, 16, generator=g, dtype=torch.float64)
+    w[:, :, ::2] = 0.0
+    wg = torch.randn(2, 3, 9, generator=g, dtype=torch.float64)
+    for out_weight in (w, torch.zeros_like(w)):
+        q, k, v = (torch.roll(base, i, 0).clone().requires_grad_(True) for i in range(3))
+        grads = []
+        for fn in (attention, fused_attention):
+            r = fn(*(x.transpose(1, 2) for x in (q, k, v)), variant="sink", causal=causal, sink_logit=sink)
+            grads.append(torch.autograd.grad((r.out * out_weight).sum() + (r.gate * wg).sum(), [q, k, v, sink]))
+        for a, b in zip(*grads):
+            assert torch.allclose(a, b, atol=1e-10)
+
+
 def test_fused_module_and_model_agree_with_materialised():
     torch.manual_seed(0)
     for variant in ("vanilla", "sink", "gated_head"):
