@@ -3,10 +3,13 @@
 1. The peer a user would pick first, torch's fused ``scaled_dot_product_attention`` (plain causal attention, no
    gate), against our fused sink attention (sink key with zero value and a learned logit), gated attention
    (fused output times a sigmoid gate) and vanilla attention with its gate, forward and backward: the training
-   path. Target: sink and gated >= 0.8x the plain kernel. Measured on 2 CPU cores (2026-12-03, two runs): at
+   path. Target: sink and gated >= 0.8x the plain kernel. Measured on 2 CPU cores (2026-12-03, three runs): at
    B=8, H=8, T=256, d=64 sink 0.82-0.88x (0.75x before its CPU path used the log-sum-exp of plain SDPA instead
-   of a padded extra key), gated 1.02-1.04x; at B=32, H=8, T=64, d=8 sink 0.77-0.83x, gated 0.91-0.93x (there
-   plain SDPA itself runs slower at d=8 than at d=16, the last row).
+   of a padded extra key), gated 0.93-1.04x; at B=32, H=8, T=64, d=8 sink 0.73-0.83x, gated 0.91-0.97x. At d=8
+   the sink misses the target on some runs: the work around the kernel (output scaling, the backward's row
+   products, one autograd node) is a larger share of a call when the head is 8 wide (a profile of 20 calls puts
+   the two at 165 ms against 155 ms, so much of the spread is this machine's timing noise); padding the head to
+   16, where plain SDPA runs faster (the last row), did not help reliably (0.63-0.87x over four runs).
 2. The materialised path with LSE gates (kept for the analyses that need attention maps) against the same peer.
 3. The naive loop second: batched head importance + CV against a loop over layers and heads.
 4. The sink-aware training step with the auxiliary loss against the same step without it (the paper reports

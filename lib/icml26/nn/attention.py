@@ -265,13 +265,13 @@ class _SinkByLSE(torch.autograd.Function):
         u = gate * (1 - gate) * row
         d_o = g_out * gate.unsqueeze(-1)
         norm2 = torch.einsum("...d,...d->...", d_o, d_o)
-        usable = norm2 > torch.finfo(norm2.dtype).tiny
-        coef = torch.where(usable, -u / torch.where(usable, norm2, torch.ones_like(norm2)), torch.zeros_like(u))
+        tiny = torch.finfo(norm2.dtype).tiny
+        usable = norm2 > tiny
+        coef = torch.where(usable, -u / norm2.clamp_min(tiny), 0.0)
         passed = torch.addcmul(o, coef.unsqueeze(-1), d_o)  # d_o . passed = d_o . o - u on the usable rows
-        dq, dk, dv = _FLASH_CPU_BACKWARD(d_o.contiguous(), q, k, v, passed.contiguous(), lse, 0.0, ctx.causal,
-                                         scale=ctx.scale)
-        rest = torch.where(usable, torch.zeros_like(u), u)
-        if bool(rest.any()):
+        dq, dk, dv = _FLASH_CPU_BACKWARD(d_o, q, k, v, passed, lse, 0.0, ctx.causal, scale=ctx.scale)
+        rest = torch.where(usable, 0.0, u)
+        if not bool(usable.all()) and bool(rest.any()):
             lone = torch.zeros_like(o)
             lone[..., 0] = 1.0
             passed = torch.zeros_like(o)
