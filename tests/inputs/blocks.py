@@ -7,6 +7,7 @@ import networkx as nx
 import torch
 from harness import Probe
 
+from icml26 import linalg as la
 from icml26.data import graphs, priors
 from icml26.diffusion import grf, sampler, schedules
 from icml26.optim import simplex
@@ -214,6 +215,12 @@ PROBES = [
           extra=[("beta_start", 0.5, "start above end"), ("T", 1, "one step"), ("beta_end", "big", "text")]),
     Probe(schedules.cosine_alpha_bar, valid=lambda: {"T": 10, "s": 8e-3, "max_beta": 0.999, "device": "cpu"},
           extra=[("max_beta", 1.5, "above 1"), ("s", -1.0, "negative s"), ("T", 1, "one step")]),
+    # ---- linalg
+    Probe(la.solve_ex, valid=lambda: {"A": torch.eye(3, dtype=DT).expand(2, 3, 3), "B": torch.ones(2, 3, dtype=DT)},
+          extra=[("A", torch.ones(2, 3, dtype=DT), "not square"), ("B", [1.0, 2.0, 3.0], "a list")]),
+    Probe(la.solve, valid=lambda: {"A": torch.eye(3, dtype=DT), "B": torch.ones(3, dtype=DT)},
+          extra=[("A", torch.ones(3, dtype=DT), "one dimension")]),
+    Probe(la.inv, valid=lambda: {"A": torch.eye(3, dtype=DT)}, extra=[("A", torch.ones(2, 3, dtype=DT), "not square")]),
     # ---- transport._checks (the transport modules' own validators)
     Probe(tchecks.finite_tensor, valid=lambda: {"x": _pts(), "name": "x"}, skip={"x": "the value under test"},
           extra=[("ndim", -1, "negative ndim"), ("ndim", "two", "text ndim"), ("name", "", "empty name")]),

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from icml26 import checks
+from icml26 import checks, linalg
 from icml26.optim import simplex
 from icml26.papers.ssn_games.games import _duality_gap, _split, check_games, newton_solve_cost, spectral_norm
 from icml26.papers.ssn_games.regret import RegretMatching
@@ -291,7 +291,7 @@ def ssn(A: torch.Tensor, w0: torch.Tensor, eta, *, kappa: float = 1e-2, nu: floa
         else:
             mu = kappa * op.R(G).norm(dim=-1)
             K = V + mu[:, None, None] * IeM
-        d, info = torch.linalg.solve_ex(K, -G)
+        d, info = linalg.solve_ex(K, -G)
         ok = (info == 0) & torch.isfinite(d).all(dim=-1)
         d = torch.where(ok[:, None], d, torch.zeros_like(d))
         w_try = w + d
