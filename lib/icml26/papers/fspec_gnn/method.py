@@ -118,7 +118,7 @@ def _sandwich(U: torch.Tensor, X: torch.Tensor) -> torch.Tensor:
     the middle result, either row by row (``U`` broadcast over the ``n`` rows' ``(n, d)`` slices: torch copies
     ``U`` once a row, so only while ``n <= d`` keeps that copy no larger than ``X``) or as one product with the
     ``(n, n d)`` block transposed. Timings of that second product on 2 CPU cores: row by row 41 ms against 53 ms
-    at B=256, n=30, d=64 (the full convolution 4x a Python loop over graphs and channels); transposed 16 ms
+    at B=256, n=30, d=64 (the full convolution 4-6x a Python loop over graphs and channels); transposed 16 ms
     against 143 ms at n=600, d=4 and 6.6 ms against 20 ms at B=64, n=60, d=16."""
     *lead, n, _, d = X.shape
     T = (U @ X.reshape(*lead, n, n * d)).reshape(*lead, n, n, d)  # sum_k U[i, k] X[k, l, c], as [i, l, c]
