@@ -62,23 +62,34 @@ def solve_ex(A: torch.Tensor, B: torch.Tensor) -> tuple[torch.Tensor, torch.Tens
 
     ``B`` is a batch of vectors when it is 1-D or has ``A``'s shape without the last dimension, as in torch.
     """
-    A, B = _square(A), _tensor("B", B)
+    return _solve_ex(_square(A), _tensor("B", B))
+
+
+def solve(A: torch.Tensor, B: torch.Tensor) -> torch.Tensor:
+    """``torch.linalg.solve(A, B)`` (which raises torch's error for a singular matrix)."""
+    return _solve(_square(A), _tensor("B", B))
+
+
+def inv(A: torch.Tensor) -> torch.Tensor:
+    """``torch.linalg.inv(A)`` (which raises torch's error for a singular matrix)."""
+    return _inv(_square(A))
+
+
+# The unchecked cores, for the library's loops and inner functions (their callers check their own inputs; ssn_games
+# relies on a non-finite system giving a non-finite step it can reject, not an error).
+def _solve_ex(A: torch.Tensor, B: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     if not _one_at_a_time(A):
         return torch.linalg.solve_ex(A, B)
     return _per_matrix(torch.linalg.solve_ex, A, B)
 
 
-def solve(A: torch.Tensor, B: torch.Tensor) -> torch.Tensor:
-    """``torch.linalg.solve(A, B)`` (which raises torch's error for a singular matrix)."""
-    A, B = _square(A), _tensor("B", B)
+def _solve(A: torch.Tensor, B: torch.Tensor) -> torch.Tensor:
     if not _one_at_a_time(A):
         return torch.linalg.solve(A, B)
     return _per_matrix(lambda a, b: (torch.linalg.solve(a, b),), A, B)[0]
 
 
-def inv(A: torch.Tensor) -> torch.Tensor:
-    """``torch.linalg.inv(A)`` (which raises torch's error for a singular matrix)."""
-    A = _square(A)
+def _inv(A: torch.Tensor) -> torch.Tensor:
     if not _one_at_a_time(A):
         return torch.linalg.inv(A)
     n = A.shape[-1]

@@ -217,7 +217,7 @@ def solve_values(R: torch.Tensor, B: torch.Tensor) -> torch.Tensor:
     if bool((B.abs().sum(-1) >= 1.0).any()):
         raise ValueError("B must have absolute row sums < 1 (a discounted / terminating transition matrix)")
     eye = torch.eye(S, dtype=B.dtype, device=B.device)
-    return linalg.solve(eye - B, R.unsqueeze(-1)).squeeze(-1)
+    return linalg._solve(eye - B, R.unsqueeze(-1)).squeeze(-1)
 
 
 def _check_mdp(P: torch.Tensor, r: torch.Tensor, gamma: float):

@@ -252,7 +252,7 @@ def tail_inverse(M: torch.Tensor, beta: torch.Tensor, gamma: float) -> torch.Ten
 def _tail_inverse(M, beta, gamma):
     n = M.shape[-1]
     eye = torch.eye(n, dtype=M.dtype, device=M.device)
-    return linalg.inv(eye - gamma * (1 - beta)[:, None, None] * M)
+    return linalg._inv(eye - gamma * (1 - beta)[:, None, None] * M)
 
 
 def sequence_model(model: ATSTMDP, seqs: torch.Tensor):
@@ -550,7 +550,7 @@ def estimate_operators(phi: torch.Tensor, s: torch.Tensor, a: torch.Tensor, s_ne
     G = X.T @ X + lam * torch.eye(d, dtype=X.dtype, device=X.device)
     Y = phi[s_next]                                                    # (n, A, d)
     rhs = torch.einsum("nd,nae->ade", X, Y)                            # (A, d, d)
-    return linalg.solve(G[None], rhs)
+    return linalg._solve(G[None], rhs)
 
 
 def sample_offline(model: LowRankMDP, n: int, seed: int = 0):

@@ -291,7 +291,7 @@ def ssn(A: torch.Tensor, w0: torch.Tensor, eta, *, kappa: float = 1e-2, nu: floa
         else:
             mu = kappa * op.R(G).norm(dim=-1)
             K = V + mu[:, None, None] * IeM
-        d, info = linalg.solve_ex(K, -G)
+        d, info = linalg._solve_ex(K, -G)
         ok = (info == 0) & torch.isfinite(d).all(dim=-1)
         d = torch.where(ok[:, None], d, torch.zeros_like(d))
         w_try = w + d

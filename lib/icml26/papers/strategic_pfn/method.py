@@ -204,7 +204,7 @@ def _fit_linear_surrogate(X: torch.Tensor, logits: torch.Tensor, ridge: float = 
     A = torch.cat([X.double(), torch.ones_like(z)[..., None]], -1)
     Aw = A * wt[..., None]
     G = Aw.transpose(1, 2) @ A + ridge * torch.eye(A.shape[-1], dtype=A.dtype, device=A.device)
-    coef = linalg.solve(G, (Aw * z[..., None]).sum(1))
+    coef = linalg._solve(G, (Aw * z[..., None]).sum(1))
     return coef[:, :-1].float(), coef[:, -1].float()
 
 
