@@ -134,7 +134,7 @@ def test_premise_met_on_some_seeds_counts_only_those():
     rec = seeds(c, [5, 5, 0], extra=[{"sink": 0.5}, {"sink": 0.0}, {"sink": 0.5}])
     assert rec["outcomes"] == ["holds", "premise_not_met", "misses"] and rec["verdict"] == "mixed"
     rec = seeds(c, [5, 5, 5], extra=[{"sink": 0.5}, {"sink": 0.0}, {"sink": 0.5}])
-    assert rec["verdict"] == "mixed"  # held where the premise was met, but not on every seed
+    assert rec["verdict"] == "reproduced_where_met"  # held on every seed whose premise was met: its own label
 
 
 def test_premise_threshold_per_scale():

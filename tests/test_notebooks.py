@@ -72,6 +72,21 @@ def test_notebook_runs_at_quick_scale(path, tmp_path, record_property):
     executed = tmp_path / "notebooks" / path.relative_to(registry.NOTEBOOKS)
     problems = spoiled_outputs(json.loads(executed.read_text(encoding="utf-8")))
     assert not problems, f"{name}:\n" + "\n".join(problems)
+    if path.stem == "3_reproduce" and run.records:
+        assert_records_rerun(run.records)
+
+
+def assert_records_rerun(records):
+    """The notebook's quick seed-0 run gives the values recorded in results/quick.jsonl (records that re-run)."""
+    import importlib
+
+    from icml26.claims import RERUN_RTOL, load_records, rerun_mismatches
+
+    paper = records[0]["paper"]
+    rtol = getattr(importlib.import_module(f"{registry.get(paper).module}.claims"), "RERUN_RTOL", RERUN_RTOL)
+    mismatches = rerun_mismatches(records, load_records(registry.RESULTS / "quick.jsonl", strict=True), rtol=rtol)
+    assert not mismatches, (f"{paper}: quick seed 0 no longer re-runs to its record (re-record with `make seeds "
+                            f"PAPERS={paper}`, or find the non-determinism):\n" + "\n".join(mismatches))
 
 
 def test_the_output_checks_catch_what_they_should():

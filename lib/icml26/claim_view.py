@@ -1,8 +1,9 @@
 """How claim records look: a text table, an HTML table, and a small figure per claim.
 
 The figure is an inline SVG (no plotting library, nothing fetched): one dot per seed against the
-threshold line, the mean as a tick, the paper's own number in the caption. Paper claims come first;
-the sanity checks follow in their own part and are never counted as reproductions. Every string that
+threshold line, the measured noise margin as a shaded band around it, the control's values as hollow
+rings, the mean as a tick. Headline claims come first, then the paper's other claims; our extensions and
+the sanity checks follow in their own parts and are never counted as the paper's. Every string that
 reaches HTML is escaped.
 """
 
@@ -12,14 +13,25 @@ import html
 import math
 
 LABELS = {
-    "reproduced": "REPRODUCED", "mixed": "MIXED", "not_reproduced": "NOT REPRODUCED",
-    "premise_not_met": "PREMISE NOT MET", "not_checked": "NOT CHECKED",
+    "reproduced": "REPRODUCED", "reproduced_where_met": "REPRODUCED WHERE PREMISE MET", "mixed": "MIXED",
+    "tie": "TIE (WITHIN NOISE)", "uninformative": "UNINFORMATIVE (CONTROL PASSES TOO)",
+    "not_reproduced": "NOT REPRODUCED", "premise_not_met": "PREMISE NOT MET", "not_checked": "NOT CHECKED",
 }
-CHECK_LABELS = {"reproduced": "OK", "mixed": "FAILS ON SOME SEEDS", "not_reproduced": "FAILS",
+CHECK_LABELS = {"reproduced": "OK", "reproduced_where_met": "OK WHERE PREMISE MET", "mixed": "FAILS ON SOME SEEDS",
+                "tie": "FAILS", "uninformative": "FAILS", "not_reproduced": "FAILS",
                 "premise_not_met": "PREMISE NOT MET", "not_checked": "NOT CHECKED"}
-COLOURS = {"reproduced": "#1b7f3b", "mixed": "#b26a00", "not_reproduced": "#b3261e",
-           "premise_not_met": "#6a4c93", "not_checked": "#6b6b6b"}
-DOT = {"holds": "#1b7f3b", "misses": "#b3261e", "premise_not_met": "#6a4c93", "not_checked": "#6b6b6b"}
+COLOURS = {"reproduced": "#1b7f3b", "reproduced_where_met": "#4c8f3b", "mixed": "#b26a00", "tie": "#8a7a00",
+           "uninformative": "#5d6d7e", "not_reproduced": "#b3261e", "premise_not_met": "#6a4c93",
+           "not_checked": "#6b6b6b"}
+DOT = {"holds": "#1b7f3b", "tie": "#8a7a00", "misses": "#b3261e", "premise_not_met": "#6a4c93",
+       "not_checked": "#6b6b6b"}
+SYMBOLS = {"reproduced": "✓", "reproduced_where_met": "✓ₚ", "mixed": "◐", "tie": "≈", "uninformative": "?",
+           "not_reproduced": "✗", "premise_not_met": "∅", "not_checked": "–"}
+LEGEND = ("✓ reproduced on every seed · ✓ₚ reproduced on every seed whose premise held · ◐ mixed (held on some "
+          "seeds) · ≈ tie (within the measured noise margin) · ? uninformative (the negative control passes too) · "
+          "✗ not reproduced · ∅ premise not met · – not checked at that scale")
+MISSED = ("mixed", "tie", "not_reproduced", "uninformative")
+"""Verdicts shown with their why."""
 
 
 def _record(name: str, record) -> dict:
@@ -59,15 +71,46 @@ def ours(record: dict) -> str:
 
 
 def held(record: dict) -> str:
-    """``k/n`` seeds on which the claim held (premise-failed seeds counted apart)."""
+    """``k/n`` seeds on which the claim held; ties, and seeds whose premise failed, named apart."""
     _record("record", record)
     outcomes = record.get("outcomes") or []
     if record.get("verdict") == "not_checked":
         return "not checked at this scale"
     n_holds = sum(o == "holds" for o in outcomes)
-    n_premise = sum(o == "premise_not_met" for o in outcomes)
-    text = f"{n_holds}/{len(outcomes)}"
-    return text + (f" ({n_premise} premise not met)" if n_premise else "")
+    n_ties = sum(o == "tie" for o in outcomes)
+    premise = [s for s, o in zip(record.get("seeds") or [], outcomes) if o == "premise_not_met"]
+    evaluable = len(outcomes) - len(premise)
+    text = f"{n_holds}/{evaluable}" + (" evaluable" if premise else "")
+    if n_ties:
+        text += f", {n_ties} tie{'s' if n_ties > 1 else ''}"
+    if premise:
+        text += f" (premise not met on seed{'s' if len(premise) > 1 else ''} {', '.join(map(str, premise))})"
+    return text
+
+
+def margin_text(record: dict) -> str:
+    """The measured noise margin (``± m, n dev runs``), or that none was measured."""
+    _record("record", record)
+    if record.get("kind") == "check":
+        return ""
+    m = record.get("margin")
+    if not m:
+        return "no noise margin measured"
+    return f"noise margin ± {fmt(m.get('margin'))} ({m.get('runs')} dev runs)"
+
+
+def control_text(record: dict) -> str:
+    """The negative control's values and whether it passed the same test."""
+    _record("record", record)
+    c = record.get("control")
+    if not c:
+        return ""
+    if not c.get("measured"):
+        return f"control {c['id']} ({c['statement']}): not measured at this scale"
+    vals = ", ".join(fmt(v) for v in c.get("values") or [])
+    passed = sum(o == "holds" for o in c.get("outcomes") or [])
+    verdict = f"passes the test on {passed} seed(s): this testbed cannot tell" if passed else "fails the test"
+    return f"control {c['id']} ({c['statement']}): {vals}; {verdict}"
 
 
 def premise_text(record: dict) -> str:
@@ -80,30 +123,89 @@ def premise_text(record: dict) -> str:
 
 
 def split(records: list[dict]) -> tuple[list[dict], list[dict]]:
-    """Paper claims and sanity checks, each in their recorded order."""
+    """Paper claims (headline claims first) and sanity checks; extensions are in neither (see :func:`groups`)."""
+    g = groups(records)
+    return g["headline"] + g["paper"], g["check"]
+
+
+def groups(records: list[dict]) -> dict[str, list[dict]]:
+    """Records by part, each in recorded order: ``headline``, ``paper`` (the rest), ``extension``, ``check``."""
     records = _records("records", records)
-    return ([r for r in records if r.get("kind") != "check"], [r for r in records if r.get("kind") == "check"])
+    kind = lambda r: r.get("kind", "paper")  # noqa: E731
+    return {"headline": [r for r in records if kind(r) == "paper" and r.get("headline")],
+            "paper": [r for r in records if kind(r) == "paper" and not r.get("headline")],
+            "extension": [r for r in records if kind(r) == "extension"],
+            "check": [r for r in records if kind(r) == "check"]}
+
+
+TITLES = {"headline": "headline claims (the abstract's main result)", "paper": "other paper claims",
+          "extension": "extensions (ours: ablations, variants, hypotheses; counted apart)",
+          "check": "sanity checks (not counted)"}
 
 
 def text_table(records: list[dict]) -> str:
-    """The records as plain text: paper claims, then sanity checks."""
+    """The records as plain text: headline claims, other paper claims, extensions, sanity checks."""
     records = _records("records", records)
     header = ("claim", "ours", "op", "threshold", "seeds held", "verdict", "paper")
     parts = []
-    for title, group in zip(("paper claims", "sanity checks (not counted)"), split(records)):
+    for part, group in groups(records).items():
         if not group:
             continue
-        rows = [(r["claim"], ours(r), r["op"], fmt(r.get("threshold")), held(r), label(r),
+        rows = [(r["claim"], ours(r), r["op"], threshold_text(r), held(r), label(r),
                  r.get("paper_value") or "-") for r in group]
         widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
         lines = [_line(header, widths), _line(["-" * w for w in widths], widths), *(_line(r, widths) for r in rows)]
-        parts.append("\n".join([f"{title}:", *lines]))
+        parts.append("\n".join([f"{TITLES[part]}:", *lines]))
         for r in group:
-            if r.get("why") and r.get("verdict") in ("mixed", "not_reproduced"):
+            if r.get("control"):
+                parts.append(f"  {r['claim']}: {control_text(r)}")
+            if r.get("why") and r.get("verdict") in MISSED:
                 parts.append(f"  why {r['claim']}: {r['why']}")
-            if r.get("verdict") == "premise_not_met":
+            if r.get("verdict") in ("premise_not_met", "reproduced_where_met"):
                 parts.append(f"  {r['claim']}: {premise_text(r)}")
     return "\n".join(parts)
+
+
+def threshold_text(record: dict) -> str:
+    """The threshold with its measured noise margin (``1 ± 0.02``)."""
+    m = (record.get("margin") or {}).get("margin")
+    return fmt(record.get("threshold")) + (f" ± {fmt(m)}" if m else "")
+
+
+def score_cell(records: list[dict]) -> str:
+    """A compact verdict count (``3 ✓ · 1 ≈ · 1 ✗``) of the paper claims; ``-`` when nothing is recorded."""
+    claims, _ = split(records)
+    if not claims:
+        return "-"
+    c = counts(records)
+    return " · ".join(f"{c[v]} {SYMBOLS[v]}" for v in SYMBOLS if c[v])
+
+
+def headline_summary(records: list[dict]) -> str:
+    """One line on the headline claims: the verdict and its reason with numbers (``-`` when none is recorded)."""
+    heads = groups(records)["headline"]
+    if not heads:
+        return "-"
+    parts = []
+    for r in heads:
+        vals = [v for v in r.get("values") or [] if v is not None and math.isfinite(v)]
+        span = (fmt(min(vals)) if len(set(vals)) <= 1 else f"{fmt(min(vals))} to {fmt(max(vals))}") if vals else "-"
+        reason = f"{r['claim']} {span} over seeds {_span(r.get('seeds') or [])} (needs {r['op']} {threshold_text(r)})"
+        c = r.get("control")
+        if c and c.get("measured"):
+            cv = [v for v in c.get("values") or [] if v is not None and math.isfinite(v)]
+            if cv:
+                reason += f"; control {c['id']} {fmt(min(cv))} to {fmt(max(cv))}"
+        elif c:
+            reason += f"; control {c['id']} not measured"
+        parts.append(f"{label(r).lower()}: {reason}")
+    return " · ".join(parts)
+
+
+def _span(seeds: list[int]) -> str:
+    if len(seeds) > 2 and seeds == list(range(seeds[0], seeds[-1] + 1)):
+        return f"{seeds[0]}-{seeds[-1]}"
+    return ",".join(map(str, seeds))
 
 
 def _line(cells, widths) -> str:
@@ -134,7 +236,11 @@ def figure_svg(record: dict, width: int = 220, height: int = 46) -> str:
     values = record.get("values") or []
     outcomes = record.get("outcomes") or ["not_checked"] * len(values)
     threshold = record.get("threshold")
-    to_unit, log = _scale_fn(values, threshold)
+    extra = [v for v in (record.get("control") or {}).get("values") or [] if v is not None]
+    m = (record.get("margin") or {}).get("margin")
+    if m and threshold is not None:
+        extra += [threshold - m, threshold + m]
+    to_unit, log = _scale_fn(list(values) + extra, threshold)
     if to_unit is None:
         return "<span class='muted'>no finite value</span>"
     x = lambda v: 10 + to_unit(v) * (width - 20)  # noqa: E731
@@ -142,6 +248,12 @@ def figure_svg(record: dict, width: int = 220, height: int = 46) -> str:
     parts = [f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{height}' role='img' "
              f"aria-label='{html.escape(record.get('claim', ''))}: values per seed'>",
              f"<line x1='10' y1='{y}' x2='{width - 10}' y2='{y}' stroke='#bbb'/>"]
+    margin = (record.get("margin") or {}).get("margin")
+    if threshold is not None and math.isfinite(threshold) and margin and math.isfinite(margin) and not log:
+        bx0, bx1 = sorted((x(threshold - margin), x(threshold + margin)))
+        parts.append(f"<rect x='{max(bx0, 0):.1f}' y='4' width='{min(bx1, width) - max(bx0, 0):.1f}' "
+                     f"height='{height - 18}' fill='#e9d98a' fill-opacity='0.5'><title>noise margin ± "
+                     f"{html.escape(fmt(margin))}: a value in this band is a tie</title></rect>")
     if threshold is not None and math.isfinite(threshold):
         tx = x(threshold)
         parts.append(f"<line x1='{tx:.1f}' y1='4' x2='{tx:.1f}' y2='{height - 14}' stroke='#222' "
@@ -151,6 +263,12 @@ def figure_svg(record: dict, width: int = 220, height: int = 46) -> str:
         dy = (i % 3 - 1) * 4
         parts.append(f"<circle cx='{x(v):.1f}' cy='{y + dy:.1f}' r='3.5' fill='{DOT.get(o, '#222')}' "
                      f"fill-opacity='0.8'><title>{html.escape(fmt(v))} ({html.escape(o)})</title></circle>")
+    control = record.get("control") or {}
+    for v in control.get("values") or []:
+        if v is not None and math.isfinite(v) and (not log or v > 0):
+            parts.append(f"<circle cx='{min(max(x(v), 2), width - 2):.1f}' cy='{y:.1f}' r='4.5' fill='none' "
+                         f"stroke='#5d6d7e' stroke-width='1.5'><title>control {html.escape(str(control.get('id')))}: "
+                         f"{html.escape(fmt(v))}</title></circle>")
     mean = record.get("mean")
     if mean is not None and len(finite) > 1:
         mx = x(mean)
@@ -175,7 +293,9 @@ vertical-align:top}
 def _row(r: dict, link: str | None) -> str:
     colour = COLOURS.get(r.get("verdict"), "#222")
     notes = []
-    if r.get("why") and r.get("verdict") in ("mixed", "not_reproduced"):
+    if r.get("control"):
+        notes.append(f"<div class='muted'>{html.escape(control_text(r))}</div>")
+    if r.get("why") and r.get("verdict") in MISSED:
         notes.append(f"<div class='muted'><b>why:</b> {html.escape(r['why'])}</div>")
     if r.get("requires"):
         notes.append(f"<div class='muted'>{html.escape(premise_text(r))}</div>")
@@ -186,11 +306,13 @@ def _row(r: dict, link: str | None) -> str:
     seeds = ", ".join(map(str, r.get("seeds") or []))
     return (
         "<tr>"
-        f"<td><b>{html.escape(r['claim'])}</b><br>{html.escape(r.get('statement', ''))}</td>"
+        f"<td><b>{'★ ' if r.get('headline') else ''}{html.escape(r['claim'])}</b><br>"
+        f"{html.escape(r.get('statement', ''))}</td>"
         f"<td>{html.escape(r.get('paper_value') or '-')}"
         f"<div class='muted'>{html.escape(r.get('source') or '')}</div></td>"
         f"<td>{html.escape(ours(r))}<div class='muted'>{html.escape(r.get('op', ''))} "
-        f"{html.escape(fmt(r.get('threshold')))} · seeds {html.escape(seeds)}</div></td>"
+        f"{html.escape(threshold_text(r))} · seeds {html.escape(seeds)}</div>"
+        f"<div class='muted'>{html.escape(margin_text(r))}</div></td>"
         f"<td>{figure_svg(r)}</td>"
         f"<td><span class='verdict' style='color:{colour}'>{html.escape(label(r))}</span>"
         f"<div class='muted'>{'' if r.get('verdict') == 'not_checked' else 'held on '}{html.escape(held(r))}</div>"
@@ -205,8 +327,11 @@ def html_table(records: list[dict], links: dict | None = None) -> str:
     head = ("<tr><th>claim</th><th>paper's figure</th><th>ours</th><th>per seed</th><th>verdict</th>"
             "<th>run</th></tr>")
     out = [f"<style>{CSS}</style>"]
-    claims, checks = split(records)
-    for title, group in (("Paper claims", claims), ("Sanity checks (run, never counted as reproductions)", checks)):
+    titles = {"headline": "Headline claims (the abstract's main result)", "paper": "Other paper claims",
+              "extension": "Extensions (ours: ablations, variants, hypotheses; never counted as the paper's)",
+              "check": "Sanity checks (run, never counted as reproductions)"}
+    for part, group in groups(records).items():
+        title = titles[part]
         if not group:
             continue
         rows = "".join(_row(r, (links or {}).get(r.get("_notebook"))) for r in group)
@@ -215,10 +340,11 @@ def html_table(records: list[dict], links: dict | None = None) -> str:
 
 
 def counts(records: list[dict]) -> dict:
-    """Verdict counts of the paper claims, and how many sanity checks ran and held."""
+    """Verdict counts of the paper claims, how many extensions there are, and how many sanity checks ran and held."""
     records = _records("records", records)
     claims, checks = split(records)
     out = {v: sum(r.get("verdict") == v for r in claims) for v in LABELS}
+    out["extensions"] = len(groups(records)["extension"])
     ran = [r for r in checks if r.get("verdict") != "not_checked"]
     out["checks_ok"] = sum(r.get("verdict") == "reproduced" for r in ran)
     out["checks"] = len(ran)

@@ -3,28 +3,45 @@
 A :class:`Claim` states what a paper says, how to read the measured number from an experiment's
 results, the comparison and a threshold per scale. Its ``kind`` says what a pass would mean:
 
-* ``"paper"``: a falsifiable statement the paper makes about its method or its baselines, measured on
-  learned or computed outcomes. Only these count as reproduced (README, scoreboard, ``list``).
+* ``"paper"``: a falsifiable statement the paper makes (its ``source`` names the abstract sentence or
+  section), measured on learned or computed outcomes; one counted claim per statement. Only these count
+  as the paper's (README, scoreboard, ``list``). The 1-3 that carry the abstract's main result are
+  ``headline=True``, quote that sentence (``quote=``) and name a negative :class:`Control`.
+* ``"extension"``: our ablations, robustness tests, variants and hypotheses: recorded and shown, counted
+  apart, never in the paper's count.
 * ``"check"``: an identity, an exactness test, arithmetic, a guard or a fact of our own data generator.
-  It is run and shown apart ("sanity checks") and never counted as a reproduction.
+  It is run and shown apart ("sanity checks") and never counted (a check that misses is a bug).
+
+**Noise margins.** A claim's margin is measured, never assumed: ``python -m icml26 margins`` re-runs the
+experiment on development seeds and stores, per claim and scale, the sample standard deviation of its value
+(``results/margins.jsonl``; arms compared inside one run share its seed, so the comparison is paired). Per
+seed a claim *holds* only beyond its margin (for ``<``: value < threshold - margin), is a *tie* within it,
+and *misses* beyond it the other way. Without a measured margin the threshold is read as it stands.
+
+**Controls.** A :class:`Control` is the same test fed with the method's key ingredient removed, or the
+prior art in its place. It is measured on the same seeds; if it passes the test on any evaluable seed, the
+testbed cannot tell the method from the control and the verdict is ``uninformative``.
 
 A claim may name a :class:`Premise` (``requires=``): a measured condition without which the claim
-says nothing (for example "a sink formed"). Where the premise fails the claim's verdict is
-``premise_not_met``, shown with the premise's number, never a pass.
+says nothing (for example "a sink formed"). Where the premise fails the seed is ``premise_not_met``.
 
 One run measures one seed (:func:`evaluate`); :func:`aggregate` merges the runs of several seeds into
 one record per claim with every per-seed value, their mean and spread and a verdict:
 
-* ``reproduced``: holds on every seed (premise met on every seed);
-* ``mixed``: holds on k of n seeds;
-* ``not_reproduced``: holds on none (on the seeds where its premise was met);
+* ``reproduced``: holds on every seed;
+* ``reproduced_where_met``: holds on every seed whose premise was met, and the premise failed on some;
+* ``mixed``: holds on some seeds and not on others;
+* ``tie``: holds on no seed and misses on none beyond the margin;
+* ``uninformative``: the control passed the same test on some seed (this testbed cannot tell);
+* ``not_reproduced``: holds on no seed and misses beyond the margin on some;
 * ``premise_not_met``: the premise failed on every seed;
 * ``not_checked``: no threshold at this scale (the number is still measured where possible).
 
-A paper claim that is not reproduced (or mixed) at a scale carries a ``why`` for that scale, shown
-beside the verdict. A run *fails* (:class:`ClaimFailed`, exit status 1) only on an unexplained miss:
-a check that misses, or a paper claim that misses on some seed at a scale for which it has no ``why``.
-A ``why`` that turns out unneeded (the claim now holds) is shown as a changed verdict, never a failure.
+A paper or extension claim that misses or ties at a scale carries a ``why`` for that scale, shown beside the
+verdict; a why that blames training, budget or scale names the diagnostic run behind it (``measured_at=``, an
+id in ``results/diagnostics.jsonl``). A run *fails* (:class:`ClaimFailed`, exit status 1) only on an
+unexplained miss: a check that misses, or a claim that misses or ties on some seed at a scale for which it has
+no ``why``. A ``why`` that turns out unneeded (the claim now holds) is shown as a changed verdict, never a failure.
 """
 
 from __future__ import annotations
@@ -34,6 +51,7 @@ import json
 import math
 import operator
 import os
+import re
 import statistics
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -48,9 +66,10 @@ OPS: dict[str, Callable[[float, float], bool]] = {
     "<=": operator.le,
     "<": operator.lt,
 }
-KINDS = ("paper", "check")
-VERDICTS = ("reproduced", "mixed", "not_reproduced", "premise_not_met", "not_checked")
-SEED_OUTCOMES = ("holds", "misses", "premise_not_met", "not_checked")
+KINDS = ("paper", "extension", "check")
+VERDICTS = ("reproduced", "reproduced_where_met", "mixed", "tie", "uninformative", "not_reproduced",
+            "premise_not_met", "not_checked")
+SEED_OUTCOMES = ("holds", "tie", "misses", "premise_not_met", "not_checked")
 DEV_SEED_START = 100
 """Seeds at or above this are development seeds: for tuning hyper-parameters and thresholds, never recorded."""
 QUICK_EVIDENCE_SEEDS = (0, 1, 2, 3, 4)
@@ -58,10 +77,14 @@ QUICK_EVIDENCE_SEEDS = (0, 1, 2, 3, 4)
 EVAL_SEEDS = {"quick": (0,), "standard": (0, 1, 2), "full": (0, 1, 2)}
 """The evaluation seeds of each scale: what ``run`` uses by default and what a recorded verdict needs."""
 RECORD_FIELDS = (
-    "paper", "claim", "kind", "statement", "requires", "op", "threshold", "scale", "seeds", "values", "outcomes",
-    "mean", "spread", "verdict", "why", "unexplained", "device", "threads", "paper_value", "source", "seconds",
-    "version",
+    "paper", "claim", "kind", "headline", "quote", "statement", "requires", "op", "threshold", "margin", "scale",
+    "seeds", "values", "outcomes", "control", "details", "mean", "spread", "verdict", "why", "measured_at",
+    "unexplained", "device", "threads", "torch", "paper_value", "source", "seconds", "version",
 )
+MARGINS_FILE = "margins.jsonl"
+"""Measured noise margins (``python -m icml26 margins``), one line per paper, claim and scale."""
+DIAGNOSTICS_FILE = "diagnostics.jsonl"
+"""Diagnostic runs (``python -m icml26 diagnose``) that whys cite with ``measured_at=``."""
 
 
 class ClaimFailed(AssertionError):
@@ -92,6 +115,27 @@ def _measure(metric: Callable[[Mapping], float], results: Mapping) -> float | No
 
 def _holds(value: float | None, op: str, threshold: float) -> bool:
     return value is not None and math.isfinite(value) and OPS[op](value, threshold)
+
+
+def judge(value: float | None, op: str, threshold: float, margin: float = 0.0) -> str:
+    """One seed's outcome: ``holds`` beyond the noise margin, ``tie`` within it, ``misses`` beyond it the other way.
+
+    With ``margin == 0`` this is the bare comparison (``holds`` or ``misses``). A value that is missing or not
+    finite misses.
+    """
+    if op not in OPS:
+        raise ValueError(f"op must be one of {', '.join(OPS)}; got {op!r}")
+    if isinstance(margin, bool) or not isinstance(margin, (int, float)) or not math.isfinite(margin) or margin < 0:
+        raise ValueError(f"margin must be a finite number >= 0; got {margin!r}")
+    if value is None or not math.isfinite(value):
+        return "misses"
+    if margin == 0:
+        return "holds" if OPS[op](value, threshold) else "misses"
+    sign = 1.0 if op in (">", ">=") else -1.0  # +1: larger is better
+    beyond = sign * (value - threshold)
+    if beyond > margin:
+        return "holds"
+    return "misses" if beyond < -margin else "tie"
 
 
 @dataclass(frozen=True)
@@ -128,18 +172,60 @@ class Premise:
             return None if value is None else float(value)
         return float(self.threshold)
 
+    def met(self, value: float | None, scale: str) -> bool:
+        threshold = self.threshold_at(scale)
+        return True if threshold is None else _holds(value, self.op, threshold)
+
     def describe(self, scale: str) -> dict:
         return {"id": self.id, "statement": self.statement, "op": self.op, "threshold": self.threshold_at(scale)}
 
 
 @dataclass(frozen=True)
+class Control:
+    """A negative control of a claim: the same test fed with the method's key ingredient removed, or the prior
+    art in the method's place (for example CA-PG with the with-replacement inclusion probability).
+
+    ``metric`` reads, from the same run's results, the value the claim's metric would give for the control
+    arm; it is judged with the claim's operator, threshold and margin. A control that passes on some evaluable
+    seed makes the claim ``uninformative``. Where the results lack the control arm (a scale that does not run
+    it) the control is recorded as not measured.
+    """
+
+    id: str
+    statement: str
+    metric: Callable[[Mapping], float]
+
+    def __post_init__(self):
+        if not self.id or not isinstance(self.id, str):
+            raise ValueError(f"id of a control must be a non-empty string; got {self.id!r}")
+        if not isinstance(self.statement, str) or not self.statement.strip():
+            raise ValueError(f"statement of control {self.id!r} must be non-empty text")
+        if not callable(self.metric):
+            raise ValueError(f"metric of control {self.id!r} must be callable")
+
+
+def _per_scale_text(owner: str, name: str, value, threshold: Mapping[str, float]) -> None:
+    if value is None:
+        return
+    texts = value.values() if isinstance(value, Mapping) else [value]
+    if not all(isinstance(t, str) and t.strip() for t in texts):
+        raise ValueError(f"{name} of claim {owner!r} must be non-empty text (or a mapping of scales to text)")
+    if isinstance(value, Mapping):
+        bad = set(value) - set(threshold)
+        if bad:
+            raise ValueError(f"{name} of claim {owner!r} names scales without a threshold: {sorted(bad)}")
+
+
+@dataclass(frozen=True)
 class Claim:
-    """One claim of a paper (see the module docstring for ``kind``, ``requires`` and ``why``).
+    """One claim of a paper (see the module docstring for ``kind``, ``headline``, ``control`` and ``why``).
 
     ``metric`` maps an experiment's results dict to one number. ``threshold`` maps each scale at
     which the claim is checked to its threshold; at other scales it is ``not_checked``. ``why``
-    explains a miss: one text for every checked scale or a mapping ``{scale: text}``; a text that
-    blames training or scale cites the measurement that shows it.
+    explains a miss or a tie: one text for every checked scale or a mapping ``{scale: text}``; a text that
+    blames training, budget or scale names its diagnostic run in ``measured_at`` (an id, or ``{scale: id}``).
+    ``details`` maps the results to named numbers shown with the claim (for example the per-baseline values
+    behind a max over baselines), never counted.
     """
 
     id: str
@@ -153,6 +239,11 @@ class Claim:
     paper_value: str = ""
     source: str = ""
     paper: str | None = field(default=None)
+    headline: bool = False
+    quote: str = ""
+    control: Control | None = None
+    details: Callable[[Mapping], Mapping[str, float]] | None = None
+    measured_at: str | Mapping[str, str] | None = None
 
     def __post_init__(self):
         if not self.id or not isinstance(self.id, str):
@@ -166,16 +257,25 @@ class Claim:
         _check_threshold(f"claim {self.id!r}", self.threshold)
         if self.requires is not None and not isinstance(self.requires, Premise):
             raise ValueError(f"requires of claim {self.id!r} must be a Premise; got {type(self.requires).__name__}")
-        if self.why is not None:
-            if self.kind == "check":
-                raise ValueError(f"claim {self.id!r} is a check: a check that misses is a bug, so it takes no why")
-            texts = self.why.values() if isinstance(self.why, Mapping) else [self.why]
-            if not all(isinstance(t, str) and t.strip() for t in texts):
-                raise ValueError(f"why of claim {self.id!r} must be non-empty text")
-            if isinstance(self.why, Mapping):
-                bad = set(self.why) - set(self.threshold)
-                if bad:
-                    raise ValueError(f"why of claim {self.id!r} names scales without a threshold: {sorted(bad)}")
+        if not isinstance(self.headline, bool):
+            raise ValueError(f"headline of claim {self.id!r} must be True or False; got {self.headline!r}")
+        if self.headline:
+            if self.kind != "paper":
+                raise ValueError(f"claim {self.id!r} is a headline, so its kind must be 'paper'; got {self.kind!r}")
+            if not isinstance(self.quote, str) or not self.quote.strip():
+                raise ValueError(f"headline claim {self.id!r} must quote the abstract sentence it tests (quote=)")
+            if self.control is None:
+                raise ValueError(f"headline claim {self.id!r} must name a negative control (control=Control(...))")
+        if self.control is not None and not isinstance(self.control, Control):
+            raise ValueError(f"control of claim {self.id!r} must be a Control; got {type(self.control).__name__}")
+        if self.control is not None and self.kind == "check":
+            raise ValueError(f"claim {self.id!r} is a check: a check takes no control")
+        if self.details is not None and not callable(self.details):
+            raise ValueError(f"details of claim {self.id!r} must be callable (results -> {{name: number}})")
+        if self.why is not None and self.kind == "check":
+            raise ValueError(f"claim {self.id!r} is a check: a check that misses is a bug, so it takes no why")
+        _per_scale_text(self.id, "why", self.why, self.threshold)
+        _per_scale_text(self.id, "measured_at", self.measured_at, self.threshold)
 
     def why_at(self, scale: str) -> str | None:
         """Why this claim may miss at ``scale`` (``None`` when it is expected to hold there)."""
@@ -184,6 +284,14 @@ class Claim:
         if isinstance(self.why, Mapping):
             return self.why.get(scale)
         return self.why
+
+    def measured_at_scale(self, scale: str) -> str | None:
+        """The diagnostic run (an id in ``results/diagnostics.jsonl``) the why at ``scale`` cites."""
+        if scale not in self.threshold:
+            return None
+        if isinstance(self.measured_at, Mapping):
+            return self.measured_at.get(scale)
+        return self.measured_at
 
     def paper_slug(self) -> str:
         """The paper this claim belongs to: explicit, or read from the module that defines the metric."""
@@ -194,16 +302,14 @@ class Claim:
             return parts[2]
         return "unknown"
 
-    def outcome(self, results: Mapping, scale: str) -> dict:
-        """Measure this claim (and its premise) on one run's ``results`` at ``scale``."""
+    def outcome(self, results: Mapping, scale: str, margin: float = 0.0) -> dict:
+        """Measure this claim (its premise, control and details) on one run's ``results`` at ``scale``."""
         threshold = self.threshold.get(scale)
         value = _measure(self.metric, results)
         premise = None
         if self.requires is not None:
-            p_threshold = self.requires.threshold_at(scale)
             p_value = _measure(self.requires.metric, results)
-            met = True if p_threshold is None else _holds(p_value, self.requires.op, p_threshold)
-            premise = {"value": p_value, "met": met}
+            premise = {"value": p_value, "met": self.requires.met(p_value, scale)}
         if threshold is None:
             outcome = "not_checked"
         elif premise is not None and not premise["met"]:
@@ -211,8 +317,22 @@ class Claim:
         else:
             if value is None:  # a checked claim whose metric cannot be read is a bug in the experiment
                 value = float(self.metric(results))
-            outcome = "holds" if _holds(value, self.op, float(threshold)) else "misses"
-        return {"value": value, "outcome": outcome, "premise": premise,
+            outcome = judge(value, self.op, float(threshold), margin)
+        control = None
+        if self.control is not None:
+            c_value = _measure(self.control.metric, results)
+            c_outcome = None
+            if c_value is not None and threshold is not None:
+                c_outcome = judge(c_value, self.op, float(threshold), margin)
+            control = {"value": c_value, "outcome": c_outcome}
+        details = None
+        if self.details is not None:
+            try:
+                raw = self.details(results)
+                details = {str(k): (None if v is None else float(v)) for k, v in raw.items()}
+            except (KeyError, IndexError, TypeError, ValueError, ZeroDivisionError, AttributeError):
+                details = None
+        return {"value": value, "outcome": outcome, "premise": premise, "control": control, "details": details,
                 "threshold": None if threshold is None else float(threshold)}
 
 
@@ -221,12 +341,15 @@ def _base_record(c: Claim, paper: str, scale: str) -> dict:
         "paper": paper,
         "claim": c.id,
         "kind": c.kind,
+        "headline": c.headline,
+        "quote": c.quote,
         "statement": c.statement,
         "requires": c.requires.describe(scale) if c.requires is not None else None,
         "op": c.op,
         "threshold": None if scale not in c.threshold else float(c.threshold[scale]),
         "scale": scale,
         "why": c.why_at(scale),
+        "measured_at": c.measured_at_scale(scale),
         "paper_value": c.paper_value,
         "source": c.source,
         "version": __version__,
@@ -259,8 +382,19 @@ def _check_records(name: str, records) -> list[dict]:
     return checks.mapping_items(name, records, ("paper", "claim", "verdict"))
 
 
-def seed_run(claims, results: Mapping, rt: Runtime, seconds: float | None = None) -> dict:
-    """One seed's measurements in a compact form that crosses process boundaries (see :func:`aggregate`)."""
+def _torch_version() -> str:
+    import torch
+
+    return torch.__version__
+
+
+def seed_run(claims, results: Mapping, rt: Runtime, seconds: float | None = None,
+             margins: Mapping[str, dict] | None = None) -> dict:
+    """One seed's measurements in a compact form that crosses process boundaries (see :func:`aggregate`).
+
+    ``margins`` maps claim ids to measured margins (:func:`load_margins`); by default they are read from
+    ``results/margins.jsonl`` for this paper and scale.
+    """
     from icml26 import checks
 
     if not isinstance(results, Mapping):
@@ -270,39 +404,75 @@ def seed_run(claims, results: Mapping, rt: Runtime, seconds: float | None = None
     if seconds is None:
         seconds = results.get("seconds", rt.elapsed())
     seconds = checks.nonnegative_number("seconds", seconds)
+    if margins is None:
+        margins = load_margins(claims[0].paper_slug(), rt.scale)
     return {"seed": rt.seed, "device": rt.device.type, "threads": getattr(rt, "threads", None),
-            "seconds": round(float(seconds), 3),
-            "outcomes": {c.id: c.outcome(results, rt.scale) for c in claims}}
+            "torch": _torch_version(), "seconds": round(float(seconds), 3),
+            "outcomes": {c.id: c.outcome(results, rt.scale, _margin_value(c, margins)) for c in claims}}
+
+
+def _margin_value(c: Claim, margins: Mapping[str, dict]) -> float:
+    if c.kind == "check":
+        return 0.0
+    entry = margins.get(c.id)
+    return float(entry["margin"]) if entry else 0.0
 
 
 def evaluate(claims, results: Mapping, rt: Runtime, paper: str | None = None,
              seconds: float | None = None) -> list[dict]:
     """Measure ``claims`` on one run (one seed): one record per claim, holding that single seed."""
     _check_rt(rt)
-    return aggregate(claims, [seed_run(claims, results, rt, seconds)], rt.scale, paper=paper)
+    claims = _check_claims(claims)
+    margins = load_margins(paper or claims[0].paper_slug(), rt.scale)
+    return aggregate(claims, [seed_run(claims, results, rt, seconds, margins)], rt.scale, paper=paper,
+                     margins=margins)
 
 
-def verdict_of(outcomes: list[str]) -> str:
-    """The verdict over seeds from each seed's outcome (see the module docstring)."""
+def verdict_of(outcomes: list[str], control: list[str | None] | None = None) -> str:
+    """The verdict over seeds from each seed's outcome (and the control's, where one was measured).
+
+    See the module docstring for the verdicts.
+    """
     bad = [o for o in outcomes if o not in SEED_OUTCOMES]
     if bad:
         raise ValueError(f"outcomes must each be one of {', '.join(SEED_OUTCOMES)}; got {bad!r}")
+    if control is not None and len(control) != len(outcomes):
+        raise ValueError(f"control must give one outcome per seed ({len(outcomes)}); got {len(control)}")
     if not outcomes or any(o == "not_checked" for o in outcomes):
         return "not_checked"
-    if all(o == "premise_not_met" for o in outcomes):
+    evaluable = [i for i, o in enumerate(outcomes) if o != "premise_not_met"]
+    if not evaluable:
         return "premise_not_met"
-    n_holds = sum(o == "holds" for o in outcomes)
-    if n_holds == len(outcomes):
-        return "reproduced"
-    return "mixed" if n_holds else "not_reproduced"
+    if control is not None and any(control[i] == "holds" for i in evaluable):
+        return "uninformative"
+    n_holds = sum(outcomes[i] == "holds" for i in evaluable)
+    if n_holds == len(evaluable):
+        return "reproduced" if len(evaluable) == len(outcomes) else "reproduced_where_met"
+    if n_holds:
+        return "mixed"
+    return "not_reproduced" if any(outcomes[i] == "misses" for i in evaluable) else "tie"
 
 
 def _finite(values) -> list[float]:
     return [v for v in values if v is not None and math.isfinite(v)]
 
 
-def aggregate(claims, runs: list[dict], scale: str, paper: str | None = None) -> list[dict]:
-    """Merge per-seed runs (from :func:`seed_run`) into one record per claim (:data:`RECORD_FIELDS`)."""
+def _margin_record(c: Claim, margins: Mapping[str, dict]) -> dict | None:
+    if c.kind == "check":
+        return None
+    entry = margins.get(c.id)
+    if not entry:
+        return None
+    return {k: entry.get(k) for k in ("margin", "runs", "seeds", "how")}
+
+
+def aggregate(claims, runs: list[dict], scale: str, paper: str | None = None,
+              margins: Mapping[str, dict] | None = None) -> list[dict]:
+    """Merge per-seed runs (from :func:`seed_run`) into one record per claim (:data:`RECORD_FIELDS`).
+
+    ``margins`` (claim id -> measured margin, :func:`load_margins`) is what the runs were judged with; by
+    default it is read from ``results/margins.jsonl``.
+    """
     from icml26 import checks
     from icml26.runtime import check_scale
 
@@ -318,44 +488,68 @@ def aggregate(claims, runs: list[dict], scale: str, paper: str | None = None) ->
     seeds = [r["seed"] for r in runs]
     if len(set(seeds)) != len(seeds):
         raise ValueError(f"runs must have distinct seeds; got {seeds}")
+    paper = paper or claims[0].paper_slug()
+    if margins is None:
+        margins = load_margins(paper, scale)
     records = []
     for c in claims:
         per_seed = [r["outcomes"][c.id] for r in runs]
         values = [o["value"] for o in per_seed]
         outcomes = [o["outcome"] for o in per_seed]
-        finite = _finite(values)
-        rec = _base_record(c, paper or c.paper_slug(), scale)
+        rec = _base_record(c, paper, scale)
         if rec["requires"] is not None:
             rec["requires"]["values"] = [o["premise"]["value"] for o in per_seed]
             rec["requires"]["met"] = [o["premise"]["met"] for o in per_seed]
-        verdict = verdict_of(outcomes)
+        control = None
+        if c.control is not None:
+            cs = [o.get("control") or {"value": None, "outcome": None} for o in per_seed]
+            c_outcomes = [None if o == "premise_not_met" else x["outcome"] for x, o in zip(cs, outcomes)]
+            control = {"id": c.control.id, "statement": c.control.statement, "values": [x["value"] for x in cs],
+                       "outcomes": c_outcomes, "measured": any(x is not None for x in c_outcomes)}
+        details = [o.get("details") for o in per_seed] if c.details is not None else None
         rec.update({
             "seeds": seeds,
             "values": values,
             "outcomes": outcomes,
-            "mean": statistics.fmean(finite) if finite else None,
-            "spread": statistics.stdev(finite) if len(finite) > 1 else (0.0 if finite else None),
-            "verdict": verdict,
-            "unexplained": "misses" in outcomes and (c.kind == "check" or c.why_at(scale) is None),
+            "margin": _margin_record(c, margins),
+            "control": control,
+            "details": details,
             "device": runs[0]["device"],
             "threads": runs[0].get("threads"),
+            "torch": runs[0].get("torch"),
             "seconds": [r["seconds"] for r in runs],
         })
+        _score(rec, c.kind)
         records.append(rec)
     return records
 
 
+def _score(rec: dict, kind: str) -> None:
+    """Fill a record's mean, spread, verdict and ``unexplained`` from its per-seed values and outcomes."""
+    finite = _finite(rec["values"])
+    control = rec.get("control")
+    c_outcomes = control["outcomes"] if control and control.get("measured") else None
+    rec["mean"] = statistics.fmean(finite) if finite else None
+    rec["spread"] = statistics.stdev(finite) if len(finite) > 1 else (0.0 if finite else None)
+    rec["verdict"] = verdict_of(rec["outcomes"], c_outcomes)
+    missed = any(o in ("misses", "tie") for o in rec["outcomes"])
+    rec["unexplained"] = missed and (kind == "check" or not rec.get("why"))
+
+
 def failures(records: list[dict]) -> list[str]:
-    """Why a run fails: each unexplained miss (a check that missed, a paper claim missing without a why)."""
+    """Why a run fails: each unexplained miss (a check that missed, a claim missing or tying without a why)."""
     problems = []
     for r in _check_records("records", records):
         if not r.get("unexplained"):
             continue
-        missed = [s for s, o in zip(r["seeds"], r["outcomes"]) if o == "misses"]
-        values = [_fmt(v) for v, o in zip(r["values"], r["outcomes"]) if o == "misses"]
+        missed = [s for s, o in zip(r["seeds"], r["outcomes"]) if o in ("misses", "tie")]
+        values = [_fmt(v) for v, o in zip(r["values"], r["outcomes"]) if o in ("misses", "tie")]
         what = "check" if r["kind"] == "check" else "claim (no why at this scale)"
+        margin = (r.get("margin") or {}).get("margin")
+        band = f" beyond its noise margin {_fmt(margin)}" if margin else ""
         problems.append(f"{r['paper']}/{r['claim']}: {what} measured {', '.join(values)} on seed(s) "
-                        f"{', '.join(map(str, missed))}, needs {r['op']} {_fmt(r['threshold'])} at scale {r['scale']}")
+                        f"{', '.join(map(str, missed))}, needs {r['op']} {_fmt(r['threshold'])}{band} at scale "
+                        f"{r['scale']}")
     return problems
 
 
@@ -532,34 +726,304 @@ def table(records: list[dict]) -> str:
     return claim_view.text_table(_check_records("records", records))
 
 
+def _claims_by_id(paper: str) -> dict[str, Claim]:
+    import importlib
+
+    from icml26 import registry
+
+    try:
+        module = registry.get(paper).module
+        return {c.id: c for c in importlib.import_module(f"{module}.claims").CLAIMS}
+    except (ValueError, ImportError):
+        return {}
+
+
 def with_current_whys(records: list[dict]) -> list[dict]:
-    """``records`` with each ``why`` (and ``unexplained``) taken from the paper's ``claims.py`` as it is now.
+    """``records`` with each ``why``, ``measured_at`` (and ``unexplained``) taken from ``claims.py`` as it is now.
 
     A why is prose that explains measured misses; written after a run, it shows without re-running the
     experiment. The measurements are left as recorded. A record whose claim no longer exists, or whose kind,
     operator or threshold changed since it was recorded, keeps its own why (it is stale and must be re-recorded).
     """
-    import importlib
-
-    from icml26 import registry
-
     out, claims_of = [], {}
     for r in _check_records("records", records):
         if r["paper"] not in claims_of:
-            try:
-                module = registry.get(r["paper"]).module
-                claims_of[r["paper"]] = {c.id: c for c in importlib.import_module(f"{module}.claims").CLAIMS}
-            except (ValueError, ImportError):
-                claims_of[r["paper"]] = {}
+            claims_of[r["paper"]] = _claims_by_id(r["paper"])
         c = claims_of[r["paper"]].get(r["claim"])
         limit = None if c is None or r["scale"] not in c.threshold else float(c.threshold[r["scale"]])
         same = c is not None and c.kind == r.get("kind") and c.op == r.get("op") and r.get("threshold") == limit
         if same:
-            why = c.why_at(r["scale"]) if c.kind == "paper" else None
-            r = {**r, "why": why,
-                 "unexplained": "misses" in (r.get("outcomes") or []) and (c.kind == "check" or why is None)}
+            why = c.why_at(r["scale"]) if c.kind != "check" else None
+            missed = any(o in ("misses", "tie") for o in r.get("outcomes") or [])
+            r = {**r, "why": why, "measured_at": c.measured_at_scale(r["scale"]),
+                 "unexplained": missed and (c.kind == "check" or why is None)}
         out.append(r)
     return out
+
+
+def _results_file(name: str, path: str | os.PathLike | None) -> Path:
+    from icml26 import checks, registry
+
+    return registry.RESULTS / name if path is None else checks.path("path", path)
+
+
+def _load_lines(path: Path, need: tuple[str, ...]) -> list[dict]:
+    """The JSON lines of a margins or diagnostics file (a missing file gives ``[]``); a bad line is named."""
+    if not path.exists():
+        return []
+    out = []
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise RecordsError(f"{path} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    for i, line in enumerate(text.splitlines()):
+        if not line.strip():
+            continue
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError:
+            entry = None
+        if not isinstance(entry, dict) or any(k not in entry for k in need):
+            raise RecordsError(f"{path}:{i + 1} is not an entry with {', '.join(need)}; fix or remove that line")
+        out.append(entry)
+    return out
+
+
+def load_margins(paper: str, scale: str, path: str | os.PathLike | None = None) -> dict[str, dict]:
+    """The measured noise margins of ``paper`` at ``scale``: ``{claim id: entry}`` (the last entry wins)."""
+    entries = _load_lines(_results_file(MARGINS_FILE, path), ("paper", "claim", "scale", "margin"))
+    return {e["claim"]: e for e in entries if e["paper"] == paper and e["scale"] == scale}
+
+
+def margins_from_runs(claims, runs: list[dict], scale: str, paper: str | None = None) -> list[dict]:
+    """Noise margins from development-seed runs (:func:`seed_run` outputs measured with no margin).
+
+    Each paper or extension claim checked at ``scale`` gets the sample standard deviation of its value over the
+    runs; arms compared inside one run share its seed, so the spread is that of the paired comparison. A claim
+    with fewer than three finite values gets no margin.
+    """
+    from icml26 import checks
+    from icml26.runtime import check_scale
+
+    claims = _check_claims(claims)
+    check_scale(scale)
+    runs = checks.mapping_items("runs", runs, ("seed", "outcomes"))
+    seeds = sorted(r["seed"] for r in runs)
+    if len(seeds) < 3 or len(set(seeds)) != len(seeds) or any(s < DEV_SEED_START for s in seeds):
+        raise ValueError(f"runs must be at least three distinct development seeds (>= {DEV_SEED_START}); got {seeds}")
+    paper = paper or claims[0].paper_slug()
+    out = []
+    for c in claims:
+        if c.kind == "check" or scale not in c.threshold:
+            continue
+        values = [r["outcomes"][c.id]["value"] for r in sorted(runs, key=lambda r: r["seed"])]
+        finite = _finite(values)
+        if len(finite) < 3:
+            continue
+        out.append({"paper": paper, "claim": c.id, "scale": scale, "margin": statistics.stdev(finite),
+                    "values": values, "seeds": seeds, "runs": len(finite),
+                    "how": f"sample SD of the claim's value over {len(finite)} development-seed re-runs of the "
+                           "whole experiment (arms compared within a run share its seed: paired)",
+                    "torch": runs[0].get("torch"), "version": __version__})
+    return out
+
+
+def write_margins(entries: list[dict], path: str | os.PathLike | None = None) -> Path:
+    """Store margins (:func:`margins_from_runs`), replacing earlier ones of the same paper and scale (atomically)."""
+    from icml26 import atomic, checks
+
+    entries = checks.mapping_items("entries", entries, ("paper", "claim", "scale", "margin"))
+    path = _results_file(MARGINS_FILE, path)
+    keys = {(e["paper"], e["scale"]) for e in entries}
+    with _locked(path):
+        old = _load_lines(path, ("paper", "claim", "scale", "margin"))
+        kept = [e for e in old if (e["paper"], e["scale"]) not in keys]
+        atomic.write_text(path, "".join(dumps(e) + "\n" for e in kept + list(entries)))
+    return path
+
+
+def load_diagnostics(path: str | os.PathLike | None = None) -> dict[str, dict]:
+    """The recorded diagnostic runs, ``{id: entry}`` (``python -m icml26 diagnose``)."""
+    entries = _load_lines(_results_file(DIAGNOSTICS_FILE, path), ("id", "paper", "scale", "seed", "overrides"))
+    return {e["id"]: e for e in entries}
+
+
+def write_diagnostic(entry: dict, path: str | os.PathLike | None = None) -> Path:
+    """Store one diagnostic run, replacing an earlier one with the same id (atomically)."""
+    from icml26 import atomic
+
+    if not isinstance(entry, Mapping) or any(k not in entry for k in ("id", "paper", "scale", "seed", "overrides")):
+        raise ValueError("entry must be a mapping with id, paper, scale, seed and overrides")
+    if not isinstance(entry["id"], str) or not entry["id"].strip():
+        raise ValueError(f"entry's id must be non-empty text; got {entry['id']!r}")
+    path = _results_file(DIAGNOSTICS_FILE, path)
+    with _locked(path):
+        old = _load_lines(path, ("id", "paper", "scale", "seed", "overrides"))
+        kept = [e for e in old if e["id"] != entry["id"]]
+        atomic.write_text(path, "".join(dumps(e) + "\n" for e in [*kept, dict(entry)]))
+    return path
+
+
+def rescore(records: list[dict], results_dir: str | os.PathLike | None = None) -> tuple[list[dict], list[str]]:
+    """Re-derive ``records`` from their stored per-seed values with the claims as they are now.
+
+    Kind, headline, quote, statement, operator, threshold, why, premise threshold, control and the measured
+    margin are taken from ``claims.py`` and ``results/margins.jsonl``; the values stay as recorded. Records of
+    claims that no longer exist are dropped. A record that cannot be re-derived (a new premise or control whose
+    values were never recorded, a metric now checked at a scale where it was not measured) is kept as recorded
+    and named in the returned notes: that claim must be recorded again.
+    """
+    out, notes, claims_of, margins_of = [], [], {}, {}
+    folder = None if results_dir is None else Path(results_dir)
+    for r in _check_records("records", records):
+        paper, scale = r["paper"], r["scale"]
+        if paper not in claims_of:
+            claims_of[paper] = _claims_by_id(paper)
+        c = claims_of[paper].get(r["claim"])
+        if c is None:
+            notes.append(f"{paper}/{r['claim']} ({scale}): the claim no longer exists; its record is dropped")
+            continue
+        if (paper, scale) not in margins_of:
+            margins_of[paper, scale] = load_margins(paper, scale, None if folder is None else folder / MARGINS_FILE)
+        new, note = _rescored(r, c, margins_of[paper, scale])
+        if note:
+            notes.append(f"{paper}/{c.id} ({scale}): {note}; kept as recorded, record it again")
+        out.append(new)
+    return out, notes
+
+
+def _rescored(r: dict, c: Claim, margins: Mapping[str, dict]) -> tuple[dict, str | None]:
+    scale = r["scale"]
+    old_req = r.get("requires")
+    if c.requires is not None and (not old_req or old_req.get("id") != c.requires.id or "values" not in old_req):
+        return r, f"premise {c.requires.id} has no recorded values"
+    threshold = c.threshold.get(scale)
+    values, outcomes = list(r.get("values") or []), list(r.get("outcomes") or [])
+    if threshold is not None and any(v is None and o == "not_checked" for v, o in zip(values, outcomes)):
+        return r, "its metric was not measured at this scale"
+    rec = _base_record(c, r["paper"], scale)
+    margin = _margin_value(c, margins)
+    met = [True] * len(values)
+    if c.requires is not None:
+        p_values = list(old_req["values"])
+        met = [c.requires.met(v, scale) for v in p_values]
+        rec["requires"].update({"values": p_values, "met": met})
+    new_outcomes = []
+    for v, m in zip(values, met):
+        if threshold is None:
+            new_outcomes.append("not_checked")
+        elif not m:
+            new_outcomes.append("premise_not_met")
+        else:
+            new_outcomes.append(judge(v, c.op, float(threshold), margin))
+    control = None
+    if c.control is not None:
+        old = r.get("control") or {}
+        c_values = list(old.get("values") or []) if old.get("id") == c.control.id else [None] * len(values)
+        c_outcomes = [None if (cv is None or threshold is None or o == "premise_not_met")
+                      else judge(cv, c.op, float(threshold), margin) for cv, o in zip(c_values, new_outcomes)]
+        control = {"id": c.control.id, "statement": c.control.statement, "values": c_values,
+                   "outcomes": c_outcomes, "measured": any(x is not None for x in c_outcomes)}
+    rec.update({k: r.get(k) for k in ("seeds", "device", "threads", "torch", "seconds")})
+    rec.update({"values": values, "outcomes": new_outcomes, "margin": _margin_record(c, margins),
+                "control": control, "details": r.get("details") if c.details is not None else None})
+    _score(rec, c.kind)
+    if r.get("verdict") != rec["verdict"]:
+        rec["previous_verdict"], rec["previous_mean"] = r.get("verdict"), r.get("mean")
+    elif "previous_verdict" in r:
+        rec["previous_verdict"], rec["previous_mean"] = r["previous_verdict"], r.get("previous_mean")
+    return rec, None
+
+
+def rescore_file(path: str | os.PathLike, papers: Iterable[str] | None = None) -> list[str]:
+    """Rescore (:func:`rescore`) the records of ``papers`` (all when ``None``) in a records file, atomically."""
+    from icml26 import atomic, checks
+
+    path = checks.path("path", path)
+    wanted = None if papers is None else set(papers)
+    with _locked(path):
+        old = list(latest(load_records(path, strict=True)).values())
+        mine = [r for r in old if wanted is None or r["paper"] in wanted]
+        others = [r for r in old if not (wanted is None or r["paper"] in wanted)]
+        new, notes = rescore(mine, path.parent)
+        atomic.write_text(path, "".join(dumps(r) + "\n" for r in others + new))
+    return notes
+
+
+BLAME = re.compile(
+    r"too short|too few (?:steps|iterations|epochs)|longer (?:run|runs|training|schedule)|more (?:training|steps|"
+    r"iterations|epochs|compute)|under-?train|not (?:yet )?converge|has not converged|until convergence|budget|"
+    r"larger (?:scale|model|models|budget)|at scale|next scale|training length|needs? (?:more|longer)|"
+    r"would (?:need|require) (?:more|longer)|too small", re.I)
+"""Words with which a why blames training length, budget or scale: such a why must cite a diagnostic run."""
+
+
+def why_problems(claims, paper: str, diagnostics: Mapping[str, dict] | None = None) -> list[str]:
+    """The why rule: each why that blames training, budget or scale names a recorded diagnostic run of ``paper``.
+
+    ``diagnostics`` maps ids to entries (:func:`load_diagnostics`; read from ``results/diagnostics.jsonl`` by
+    default). Returns one line per claim and scale that breaks the rule.
+    """
+    claims = _check_claims(claims)
+    diagnostics = load_diagnostics() if diagnostics is None else diagnostics
+    problems = []
+    for c in claims:
+        for scale in c.threshold:
+            why = c.why_at(scale)
+            hit = BLAME.search(why) if why else None
+            if hit is None:
+                continue
+            ref = c.measured_at_scale(scale)
+            if ref is None:
+                problems.append(f"{c.id} ({scale}): its why blames {hit.group(0)!r} but names no diagnostic run "
+                                "(measured_at=)")
+            elif ref not in diagnostics or diagnostics[ref].get("paper") != paper:
+                problems.append(f"{c.id} ({scale}): measured_at={ref!r} is not a {paper} run in "
+                                "results/diagnostics.jsonl (python -m icml26 diagnose)")
+    return problems
+
+
+RERUN_RTOL = 1e-6
+"""Default relative tolerance of a re-run against its record (a paper's ``claims.py`` may declare its own
+``RERUN_RTOL`` with the reason, where its computation is not bit-for-bit deterministic)."""
+
+
+def rerun_mismatches(records: list[dict], recorded_records: list[dict], rtol: float = RERUN_RTOL,
+                     atol: float = 1e-9) -> list[str]:
+    """Where a re-run (one seed) differs from the recorded values of that seed: one line per claim.
+
+    Each re-run record's value (and its control's) is compared with the recorded record of the same paper,
+    scale and claim on the same seed, within ``rtol`` (relative) or ``atol`` (absolute). A claim with no
+    record at that seed is named too.
+    """
+    from icml26 import checks
+
+    rtol, atol = checks.nonnegative_number("rtol", rtol), checks.nonnegative_number("atol", atol)
+    book = latest(recorded_records)
+    problems = []
+    for r in _check_records("records", records):
+        old = book.get((r["paper"], r["scale"], r["claim"]))
+        seed = (r.get("seeds") or [None])[0]
+        if old is None or seed not in (old.get("seeds") or []):
+            problems.append(f"{r['paper']}/{r['claim']}: no record at {r['scale']} seed {seed}")
+            continue
+        i = old["seeds"].index(seed)
+        pairs = [("value", r["values"][0], old["values"][i])]
+        if r.get("control") and (old.get("control") or {}).get("id") == r["control"]["id"]:
+            pairs.append(("control", r["control"]["values"][0], old["control"]["values"][i]))
+        for what, new, was in pairs:
+            if not _close(new, was, rtol, atol):
+                problems.append(f"{r['paper']}/{r['claim']}: {what} re-ran as {_fmt(new)}, recorded {_fmt(was)} "
+                                f"(seed {seed}, {r['scale']}, rtol {rtol:g})")
+    return problems
+
+
+def _close(a, b, rtol: float, atol: float) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    if not (math.isfinite(a) and math.isfinite(b)):
+        return a == b or (math.isnan(a) and math.isnan(b))
+    return abs(a - b) <= atol + rtol * abs(b)
 
 
 def recorded(paper: str, scale: str = "standard", results_dir: str | os.PathLike | None = None) -> ClaimReport:

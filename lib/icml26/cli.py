@@ -1,4 +1,4 @@
-"""Command line: ``python -m icml26 list | run | sweep | reproduce | report | readme | notebooks | tidy | ...``.
+"""Command line: ``python -m icml26 list | run | sweep | margins | diagnose | rescore | reproduce | docs | ...``.
 
 ``run`` executes a paper's experiment over one or more seeds and checks its claims without Jupyter (how
 a bare GPU machine runs ``--scale full``); ``sweep`` does the same for several papers, on a local process
@@ -330,6 +330,142 @@ def cmd_bench(args) -> int:
     return 1 if status else 0
 
 
+def _dev_seeds(seeds: list[int]) -> list[int]:
+    from icml26.claims import DEV_SEED_START
+
+    low = [s for s in seeds if s < DEV_SEED_START]
+    if low:
+        raise UsageError(f"seeds {low} are evaluation seeds; margins and diagnostics use development seeds "
+                         f"(>= {DEV_SEED_START}), e.g. --seeds 100,101,102,103,104")
+    return seeds
+
+
+def cmd_margins(args) -> int:
+    """Measure each claim's noise margin on development seeds and store it in results/margins.jsonl."""
+    from icml26.claims import margins_from_runs, write_margins
+    from icml26.sweep import Task
+
+    paper = _built(_papers(args.slug)[0])
+    seeds = _dev_seeds(args.seeds or [100, 101, 102, 103, 104])
+    if len(seeds) < 3:
+        raise UsageError(f"--seeds must name at least three development seeds; got {seeds}")
+    _check_full(args.scale, args.device, args.allow_cpu)
+    _validate_device(args.device)
+    tasks = [Task(paper.slug, args.scale, s, args.device, args.allow_cpu) for s in seeds]
+    print(f"[icml26] margins of {paper.slug} at {args.scale} over development seeds {seeds}", file=sys.stderr)
+    result = _sweep(tasks, args)
+    for o in result.failed():
+        print(f"[icml26] {o.task.name} failed:\n{o.error}", file=sys.stderr)
+    runs = [o.run for o in result.outcomes if o.ok]
+    if result.interrupted or result.failed() or len(runs) < 3:
+        print("[icml26] margins not written: every development seed must finish", file=sys.stderr)
+        return 130 if result.interrupted else 1
+    claims = importlib.import_module(f"{paper.module}.claims").CLAIMS
+    try:
+        entries = margins_from_runs(claims, runs, args.scale, paper=paper.slug)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    path = write_margins(entries, args.out)
+    for e in entries:
+        print(f"{e['claim']:40s} margin {e['margin']:.4g}  values {', '.join(_num(v) for v in e['values'])}")
+    print(f"[icml26] {len(entries)} margins written to {path}", file=sys.stderr)
+    return 0
+
+
+def _num(value) -> str:
+    return "-" if value is None else f"{value:.4g}"
+
+
+def _overrides(pairs: list[str], config: dict) -> tuple[dict, dict]:
+    """``config`` with ``key.sub=value`` overrides applied (values parsed as JSON, else text); keys must exist."""
+    import copy
+    import json
+
+    config = copy.deepcopy(config)
+    applied = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--set takes KEY=VALUE (dotted keys for nested settings); got {pair!r}")
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError:
+            value = raw
+        node, parts = config, key.split(".")
+        for part in parts[:-1]:
+            if not isinstance(node, dict) or not isinstance(node.get(part), dict):
+                raise UsageError(f"--set {key}: the config has no section {part!r}")
+            node = node[part]
+        if parts[-1] not in node:
+            raise UsageError(f"--set {key}: the config has no key {parts[-1]!r}; known: {', '.join(map(str, node))}")
+        node[parts[-1]] = value
+        applied[key] = value
+    return config, applied
+
+
+def cmd_diagnose(args) -> int:
+    """Run one seed with config overrides and store every claim's value as a diagnostic run a why can cite."""
+    from icml26.claims import evaluate, write_diagnostic
+
+    paper = _built(_papers(args.slug)[0])
+    _check_full(args.scale, args.device, args.allow_cpu)
+    _validate_device(args.device)
+    experiment = importlib.import_module(f"{paper.module}.experiment")
+    claims = importlib.import_module(f"{paper.module}.claims")
+    config, applied = _overrides(args.set or [], experiment.CONFIGS[args.scale])
+    try:
+        rt = setup(args.scale, args.seed, args.device, allow_cpu=args.allow_cpu)
+    except (ScaleError, ValueError) as exc:
+        raise UsageError(str(exc)) from None
+    print(f"[icml26] diagnostic {args.id}: {paper.slug} scale={rt.scale} seed={rt.seed} overrides={applied}",
+          file=sys.stderr)
+    start = time.perf_counter()
+    results = experiment.run(config, device=rt.device, seed=rt.seed)
+    seconds = time.perf_counter() - start
+    records = evaluate(claims.CLAIMS, results, rt, paper=paper.slug, seconds=seconds)
+    entry = {"id": args.id, "paper": paper.slug, "scale": rt.scale, "seed": rt.seed, "overrides": applied,
+             "note": args.note, "seconds": round(seconds, 3), "threads": rt.threads,
+             "torch": records[0].get("torch"), "values": {r["claim"]: r["values"][0] for r in records},
+             "control_values": {r["claim"]: r["control"]["values"][0] for r in records if r.get("control")}}
+    path = write_diagnostic(entry)
+    print("\n".join(f"{r['claim']:40s} {_num(r['values'][0])}" for r in records))
+    print(f"[icml26] diagnostic {args.id} written to {path} ({seconds:.1f} s)", file=sys.stderr)
+    return 0
+
+
+def cmd_rescore(args) -> int:
+    """Re-derive the records of papers from their stored values with the claims as they are now."""
+    from icml26.claims import RecordsError, rescore_file
+
+    papers = [p.slug for p in _papers(args.papers)] if args.papers else None
+    status = 0
+    for scale in ("quick", "standard", "full"):
+        path = registry.RESULTS / f"{scale}.jsonl"
+        if not path.exists():
+            continue
+        try:
+            notes = rescore_file(path, papers)
+        except RecordsError as exc:
+            raise UsageError(str(exc)) from None
+        for note in notes:
+            print(f"[icml26] {note}", file=sys.stderr)
+            status = status or (0 if "no longer exists" in note else 1)
+        print(f"[icml26] rescored {path}", file=sys.stderr)
+    return status
+
+
+def cmd_docs(args) -> int:
+    """Rewrite the results block of every docs/papers page from the records."""
+    from icml26 import report
+
+    try:
+        changed = report.update_docs()
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    print("\n".join(str(p) for p in changed) or "docs pages already up to date")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m icml26", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -399,6 +535,28 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("tidy", help="clear notebook outputs, add badges and the Colab install line").set_defaults(
         func=cmd_tidy)
+
+    mar = sub.add_parser("margins", help="measure each claim's noise margin on development seeds")
+    mar.add_argument("slug")
+    common(mar)
+    mar.add_argument("--out", default=None, help="the margins file (default results/margins.jsonl)")
+    mar.set_defaults(func=cmd_margins)
+
+    dia = sub.add_parser("diagnose", help="record a diagnostic run (config overrides) that a why can cite")
+    dia.add_argument("slug")
+    common(dia, one_seed=True)
+    dia.add_argument("--id", required=True, help="the diagnostic's id (what a claim's measured_at names)")
+    dia.add_argument("--set", action="append", metavar="KEY=VALUE",
+                     help="override a config key (dotted for nested keys; JSON values), repeatable")
+    dia.add_argument("--note", default="", help="what this run measures, e.g. '2x training steps'")
+    dia.set_defaults(func=cmd_diagnose)
+
+    res = sub.add_parser("rescore", help="re-derive recorded verdicts from stored values with the current claims")
+    res.add_argument("--papers", default="", help="comma-separated slugs (default: all)")
+    res.set_defaults(func=cmd_rescore)
+
+    sub.add_parser("docs", help="rewrite the results block of docs/papers/*.md from the records").set_defaults(
+        func=cmd_docs)
 
     bench = sub.add_parser("bench", help="run the speed benchmarks")
     bench.add_argument("--papers", default="")

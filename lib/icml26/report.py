@@ -19,9 +19,8 @@ from icml26 import __version__, atomic, claim_view, registry
 from icml26.claims import latest, load_records, with_current_whys
 
 SCALE_NAMES = ("quick", "standard", "full")
-SYMBOLS = {"reproduced": "✓", "mixed": "◐", "not_reproduced": "✗", "premise_not_met": "∅", "not_checked": "–"}
-LEGEND = ("✓ reproduced on every seed · ◐ mixed (held on some seeds) · ✗ not reproduced · ∅ premise not met · "
-          "– not checked at that scale")
+SYMBOLS = claim_view.SYMBOLS
+LEGEND = claim_view.LEGEND
 RUN_COLOURS = {"ok": "#1b7f3b", "error": "#b3261e", "claim_miss": "#b3261e", "no_claims": "#b3261e",
                "timeout": "#b3261e", "planned": "#6b6b6b", "built": "#1f5fa8"}
 
@@ -50,13 +49,7 @@ def paper_counts(records: list[dict]) -> dict:
     return claim_view.counts(records)
 
 
-def score_cell(records: list[dict]) -> str:
-    """A compact verdict count (``3 ✓ · 1 ◐ · 1 ✗``) of the paper claims; ``-`` when nothing is recorded."""
-    claims, _ = claim_view.split(records)
-    if not claims:
-        return "-"
-    counts = claim_view.counts(records)
-    return " · ".join(f"{counts[v]} {SYMBOLS[v]}" for v in SYMBOLS if counts[v])
+score_cell = claim_view.score_cell
 
 
 def _results_dir(results_dir) -> Path:
@@ -87,6 +80,7 @@ def paper_rows(results_dir: str | os.PathLike | None = None) -> list[dict]:
     for p in registry.PAPERS:
         claims = _claims_of(p)
         row = {"paper": p, "n_claims": sum(c.kind == "paper" for c in claims),
+               "n_extensions": sum(c.kind == "extension" for c in claims),
                "n_checks": sum(c.kind == "check" for c in claims)}
         for scale in SCALE_NAMES:
             records = [r for r in rec[scale] if r["paper"] == p.slug]
@@ -96,11 +90,22 @@ def paper_rows(results_dir: str | os.PathLike | None = None) -> list[dict]:
                 cell += f" (seeds {_seed_span(seeds)})"
             row[scale] = cell
             row[f"{scale}_records"] = records
+        row["headline"] = headline_cell(row)
         checks = next((row[f"{s}_records"] for s in ("standard", "quick") if row[f"{s}_records"]), [])
         counts = claim_view.counts(checks)
         row["checks"] = f"{counts['checks_ok']}/{counts['checks']}" if counts["checks"] else "-"
         rows.append(row)
     return rows
+
+
+def headline_cell(row: dict) -> str:
+    """The headline verdict of a paper row: from the largest recorded scale that checks a headline claim."""
+    for scale in ("full", "standard", "quick"):
+        records = row[f"{scale}_records"]
+        heads = [r for r in claim_view.groups(records)["headline"] if r.get("verdict") != "not_checked"]
+        if heads:
+            return f"{scale}: {claim_view.headline_summary(heads)}"
+    return "-"
 
 
 def _seed_span(seeds: list[int]) -> str:
@@ -111,14 +116,14 @@ def _seed_span(seeds: list[int]) -> str:
 
 def papers_table(results_dir: str | os.PathLike | None = None) -> str:
     """The README's Markdown paper table, generated from the records (paper claims only; checks apart)."""
-    lines = ["| # | paper | slug | claims | quick | standard | full (GPU) | checks ok |",
+    lines = ["| # | paper | headline verdict | claims (ext.) | quick | standard | full (GPU) | checks ok |",
              "|---|---|---|---|---|---|---|---|"]
     for row in paper_rows(results_dir):
         p = row["paper"]
         title = f"[{p.title}]({p.url})" if p.url else p.title
-        n = str(row["n_claims"]) if p.has_claims() else "-"
-        cells = [f"{p.number:02d}", title, f"`{p.slug}`", n, row["quick"], row["standard"], row["full"],
-                 row["checks"]]
+        n = f"{row['n_claims']} ({row['n_extensions']})" if p.has_claims() else "-"
+        cells = [f"{p.number:02d}", f"{title} `{p.slug}`", row["headline"].replace("|", "\\|"), n, row["quick"],
+                 row["standard"], row["full"], row["checks"]]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -142,6 +147,62 @@ def update_readme(path: str | os.PathLike = README, results_dir: str | os.PathLi
     if new != text:
         atomic.write_text(path, new)
     return new != text
+
+
+DOCS = registry.ROOT / "docs" / "papers"
+DOC_MARKERS = ("<!-- results:start -->", "<!-- results:end -->")
+
+
+def _md(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def docs_block(slug: str, results_dir: str | os.PathLike | None = None) -> str:
+    """A paper's recorded results as Markdown tables (headline claims first), rendered from the records."""
+    registry.get(slug)
+    rec = recorded(results_dir)
+    out = ["*Rendered from `results/*.jsonl` by `python -m icml26 docs`; do not edit by hand.*", ""]
+    for scale in SCALE_NAMES:
+        records = [r for r in rec[scale] if r["paper"] == slug]
+        if not records:
+            continue
+        seeds = sorted({s for r in records for s in r.get("seeds") or []})
+        out += [f"**{scale}** (seeds {_seed_span(seeds)}): {score_cell(records)}", "",
+                "| claim | kind | verdict | per seed | needs | control |", "|---|---|---|---|---|---|"]
+        for part, group in claim_view.groups(records).items():
+            for r in group:
+                kind = "headline" if part == "headline" else r.get("kind", "paper")
+                values = " / ".join(claim_view.fmt(v) for v in r.get("values") or [])
+                c = r.get("control")
+                control = ("-" if not c else " / ".join(claim_view.fmt(v) for v in c.get("values") or [])
+                           if c.get("measured") else "not measured")
+                out.append(f"| `{r['claim']}` | {kind} | {_md(claim_view.label(r).lower())} | {values} | "
+                           f"{_md(r['op'])} {_md(claim_view.threshold_text(r))} | {_md(control)} |")
+        out.append("")
+    if len(out) == 2:
+        out.append("Nothing recorded yet.")
+    return "\n".join(out).rstrip()
+
+
+def update_docs(results_dir: str | os.PathLike | None = None, folder: str | os.PathLike | None = None) -> list[Path]:
+    """Rewrite the results block of every ``docs/papers/<slug>.md`` that has the markers; return those changed."""
+    folder = DOCS if folder is None else Path(folder)
+    changed = []
+    start, end = DOC_MARKERS
+    for p in registry.PAPERS:
+        path = folder / f"{p.slug}.md"
+        if not path.is_file():
+            continue
+        text = path.read_text(encoding="utf-8")
+        if start not in text or end not in text:
+            continue
+        head, rest = text.split(start, 1)
+        _, tail = rest.split(end, 1)
+        new = f"{head}{start}\n{docs_block(p.slug, results_dir)}\n{end}{tail}"
+        if new != text:
+            atomic.write_text(path, new)
+            changed.append(path)
+    return changed
 
 
 def _html_link(run, prefix: str = "") -> str | None:

@@ -363,11 +363,9 @@ def summary(runs: list[NotebookRun]) -> str:
 def _count(records: list[dict]) -> str:
     if not records:
         return "-"
-    from icml26.report import score_cell
-
     counts = claim_view.counts(records)
     checks = f"; checks {counts['checks_ok']}/{counts['checks']}" if counts["checks"] else ""
-    return score_cell(records) + checks
+    return claim_view.score_cell(records) + checks
 
 
 def _worker(nb_path: str, stem: str, params: dict, timeout: float, html: bool) -> int:
