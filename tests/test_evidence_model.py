@@ -191,3 +191,39 @@ def test_the_docs_block_is_rendered_and_a_stale_one_rewritten(tmp_path):
     text = page.read_text(encoding="utf-8")
     assert "typed by hand" not in text and "Rendered from `results/*.jsonl`" in text
     assert report.update_docs(folder=folder) == []
+
+
+def test_recording_never_drops_evidence_to_a_run_over_fewer_seeds(tmp_path):
+    """An interrupted run (or one whose seed 1 failed) records seed 0 only: the three-seed record stays."""
+    from icml26.claims import load_records, replace_records
+
+    path = tmp_path / "standard.jsonl"
+    three = record(claim(), [0.5, 0.6, 0.7])
+    assert replace_records(path, [three]) == []
+    one = record(claim(), [0.9])
+    kept = replace_records(path, [one])
+    assert len(kept) == 1 and "kept the record over seeds [0, 1, 2]" in kept[0]
+    assert load_records(path)[0]["values"] == [0.5, 0.6, 0.7]
+    assert replace_records(path, [one], replace=True) == []
+    assert load_records(path)[0]["values"] == [0.9]
+    other = record(claim(id="c2"), [0.4])
+    replace_records(path, [other])  # a run of another claim of the same paper keeps the first claim's record
+    assert sorted(r["claim"] for r in load_records(path)) == ["c1", "c2"]
+
+
+def test_run_with_a_failing_seed_keeps_the_recorded_seeds(tmp_path, monkeypatch, capsys):
+    from icml26 import cli, sweep
+    from icml26.claims import load_records, replace_records
+
+    path = tmp_path / "standard.jsonl"
+    c = claim(paper="data_mixing", id="C1_capacity_competition")
+    replace_records(path, [record(c, [0.5, 0.6, 0.7])])
+    good = sweep.Outcome(sweep.Task("data_mixing", "standard", 0), run=runs(c, [0.9])[0])
+    bad = sweep.Outcome(sweep.Task("data_mixing", "standard", 1), error="boom")
+    result = sweep.SweepResult([good, bad])
+    monkeypatch.setattr(sweep.SweepResult, "records", lambda self: {"data_mixing": aggregate(
+        [c], [good.run], "standard")})
+    args = type("A", (), {"json": False, "record": str(path), "replace": False, "scale": "standard"})()
+    assert cli._finish(result, result.records(), args) == 1
+    assert load_records(path)[0]["values"] == [0.5, 0.6, 0.7]
+    assert "kept the record over seeds [0, 1, 2]" in capsys.readouterr().err

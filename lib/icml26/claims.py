@@ -576,35 +576,45 @@ def append_records(path: str | os.PathLike, records: list[dict]) -> None:
         os.fsync(fh.fileno())
 
 
-def replace_records(path: str | os.PathLike, records: list[dict]) -> None:
-    """Write ``records`` into ``path``, replacing that paper's earlier records at that scale (atomically).
+def replace_records(path: str | os.PathLike, records: list[dict], replace: bool = False) -> list[str]:
+    """Merge ``records`` into ``path`` (atomically, under a lock); return the claims whose evidence was kept.
 
-    Each replaced claim's old verdict is kept as ``previous_verdict`` (and its mean as ``previous_mean``)
-    when it differs, so that the scoreboard can show a verdict that changed between recorded runs.
+    A new record replaces the recorded one of the same paper, scale and claim only when it covers at least as
+    many seeds (a run interrupted after one seed, or with a seed that failed, never drops recorded evidence), or
+    when ``replace`` is true. Records of that paper and scale whose claims the new run did not measure are kept.
+    Each replaced claim's old verdict is kept as ``previous_verdict`` (and its mean as ``previous_mean``) when it
+    differs, so that the scoreboard can show a verdict that changed between recorded runs.
     """
     from icml26 import atomic, checks
 
     path = checks.path("path", path)
     records = _check_records("records", records)
     if not records:
-        return
-    keys = {(r["paper"], r["scale"]) for r in records}
+        return []
     with _locked(path):
-        _replace_locked(path, records, keys, atomic)
+        return _merge_locked(path, records, bool(replace), atomic)
 
 
-def _replace_locked(path, records, keys, atomic) -> None:
+def _merge_locked(path, records, replace, atomic) -> list[str]:
     old = load_records(path, strict=True)
-    before = {(r["paper"], r["scale"], r["claim"]): r for r in old if (r["paper"], r["scale"]) in keys}
-    kept = [r for r in old if (r["paper"], r["scale"]) not in keys]
-    new = []
+    new_keys = {(r["paper"], r["scale"], r["claim"]) for r in records}
+    before = latest(old)
+    out = [r for r in old if (r["paper"], r["scale"], r["claim"]) not in new_keys]
+    kept = []
     for r in records:
-        prev = before.get((r["paper"], r["scale"], r["claim"]))
+        key = (r["paper"], r["scale"], r["claim"])
+        prev = before.get(key)
+        if prev is not None and not replace and len(prev.get("seeds") or []) > len(r.get("seeds") or []):
+            kept.append(f"{r['paper']}/{r['claim']} ({r['scale']}): kept the record over seeds {prev['seeds']}; "
+                        f"this run covers only {r['seeds']} (pass --replace to overwrite)")
+            out.append(prev)
+            continue
         r = dict(r)
         if prev is not None and prev.get("verdict") != r["verdict"]:
             r["previous_verdict"], r["previous_mean"] = prev.get("verdict"), prev.get("mean")
-        new.append(r)
-    atomic.write_text(path, "".join(dumps(r) + "\n" for r in kept + new))
+        out.append(r)
+    atomic.write_text(path, "".join(dumps(r) + "\n" for r in out))
+    return kept
 
 
 @contextlib.contextmanager

@@ -128,7 +128,8 @@ def _report_records(records: list[dict], args) -> list[str]:
 
     print("\n".join(dumps(r) for r in records) if args.json else table(records), flush=True)
     if args.record:
-        replace_records(args.record, records)
+        for note in replace_records(args.record, records, replace=args.replace):
+            print(f"[icml26] {note}", file=sys.stderr)
     return failures(records)
 
 
@@ -487,8 +488,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     def outputs(p):
         p.add_argument("--json", action="store_true", help="print the claim records as JSON lines")
-        p.add_argument("--record", help="write the claim records into this JSON-lines file, replacing that "
-                                        "paper's earlier records at this scale (e.g. results/standard.jsonl)")
+        p.add_argument("--record", help="merge the claim records into this JSON-lines file (e.g. "
+                                        "results/standard.jsonl): a claim's record is replaced only by one over at "
+                                        "least as many seeds")
+        p.add_argument("--replace", action="store_true",
+                       help="with --record: replace recorded claims even by a record over fewer seeds")
 
     run = sub.add_parser("run", help="run one paper's experiment over seeds and check its claims (no Jupyter)")
     run.add_argument("slug")
