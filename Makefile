@@ -17,13 +17,17 @@ PAPER  ?= data_mixing
 TESTENV := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 ICML26_THREADS=1 CUDA_VISIBLE_DEVICES= MPLBACKEND=Agg \
            PLOTLY_RENDERER=plotly_mimetype ICML26_HEADLESS=1 PYTHONHASHSEED=0
 
-.PHONY: reproduce site seeds standard test lint unit notebooks ui lab explore report bench list clean
+.PHONY: setup reproduce site seeds standard test lint unit notebooks ui lab explore report bench list clean
 
 $(STAMP): requirements/ci.lock pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements/ci.lock
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	@touch $@
+
+# The one set-up command: .venv from the exact lock file, the package installed in it (every target runs it first).
+setup: $(STAMP)
+	@echo "ready: .venv ($$(du -sh $(VENV) | cut -f1)); next: make reproduce, make lab or make test"
 
 reproduce: $(STAMP)
 	$(PY) -m icml26 reproduce --papers "$(PAPERS)" --scale "$(SCALE)" --seed "$(SEED)" --device "$(DEVICE)" --jobs "$(JOBS)"
@@ -61,7 +65,8 @@ explore: $(STAMP)
 
 # Saved notebooks keep no outputs (what is on screen stays), so `make test` stays green after a session.
 lab: $(STAMP)
-	$(PY) -m jupyter lab notebooks/ --ContentsManager.pre_save_hook=icml26.notebook_tidy.strip_on_save
+	$(PY) -m jupyter lab notebooks/ --ContentsManager.pre_save_hook=icml26.notebook_tidy.strip_on_save \
+	    $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 report: $(STAMP)
 	$(PY) -m icml26 report
