@@ -17,7 +17,7 @@ PAPER  ?= data_mixing
 TESTENV := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 ICML26_THREADS=1 CUDA_VISIBLE_DEVICES= MPLBACKEND=Agg \
            PLOTLY_RENDERER=plotly_mimetype ICML26_HEADLESS=1 PYTHONHASHSEED=0
 
-.PHONY: setup reproduce site seeds standard test lint unit notebooks ui lab explore report bench list clean
+.PHONY: setup gpu reproduce site seeds standard test lint unit notebooks ui lab explore report bench list clean
 
 $(STAMP): requirements/ci.lock pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -73,6 +73,15 @@ report: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m icml26 bench --papers "$(PAPERS)" --device "$(if $(filter auto,$(DEVICE)),cpu,$(DEVICE))"
+
+# The GPU path in one command, within 480 s (python -m icml26 gpu-check): the device's ceilings, every paper's quick
+# run on CUDA against its CPU record, the benchmarks on CUDA; results into benchmarks/RESULTS.md and
+# notebooks/NN_<slug>/RESULTS.md. `make gpu ARGS=--dry-run` takes the same steps on the CPU at tiny sizes and writes
+# into a temporary folder. It uses .venv where one exists (CPU torch: the dry run), else the machine's python3, whose
+# CUDA torch a GPU machine provides (README, "GPU use").
+GPU_PY ?= $(if $(wildcard $(PY)),$(PY),$(PYTHON))
+gpu:
+	PYTHONPATH=lib$${PYTHONPATH:+:$$PYTHONPATH} $(GPU_PY) -m icml26 gpu-check $(ARGS)
 
 list: $(STAMP)
 	$(PY) -m icml26 list

@@ -15,6 +15,9 @@ vs HiGHS at 1e-10: dense 100 x 100 0.12x, 300 x 300 0.31x, 400 x 800 1.45x, 1000
 games (5% non-zero) HiGHS exploits the sparsity and the hybrid's dense algebra does not: 0.01x at 300 x 300 (HiGHS
 0.03 s, hybrid 3.3 s) and 0.31x at 1000 x 1000 (3.0 s against 9.5 s). Batched PRM+ over 32 games, 2000 iterations
 (two runs): 20-31x a loop over the games at 30 x 30, 3.1-4.6x at 200 x 200 (batched 2.1-2.8 s, loop 8.7-9.7 s).
+A single-thread re-run of this benchmark (issue 66) measured hybrid / HiGHS at 1e-10 = 0.06x (100), 0.23x (300),
+0.99x (400 x 800), 0.85x (1000 x 1000): the crossover moves with the machine's load and threads, so one run does not
+settle it (docs/papers/ssn_games.md §5).
 """
 
 from __future__ import annotations

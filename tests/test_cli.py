@@ -94,7 +94,7 @@ def test_run_checks_a_built_papers_quick_claims_without_jupyter(slug, capsys, tm
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith("{")]
     assert lines and all(r["paper"] == slug and r["scale"] == "quick" and r["seeds"] == [0] for r in lines)
     assert not any(r["unexplained"] for r in lines)
-    assert all(r["kind"] in ("paper", "check") for r in lines)
+    assert all(r["kind"] in ("paper", "extension", "check") for r in lines)
     assert len(record.read_text().splitlines()) == len(lines)
 
 

@@ -95,7 +95,7 @@ def test_worker_restarts_a_kernel_that_lost_a_port_race(monkeypatch, tmp_path):
         calls.append(nb)
         if len(calls) == 1:
             raise RuntimeError("Kernel didn't start: Address already in use")
-        Path(out).write_text("{}")
+        Path(out).write_text('{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}')
 
     monkeypatch.setattr(papermill, "execute_notebook", flaky)
     runner._worker(str(FIXTURES / "passes.ipynb"), str(tmp_path / "passes"), {}, 10, html=False)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import math
 import os
 import subprocess
 import sys
@@ -39,6 +40,72 @@ def _device(value: str) -> str:
     return value
 
 
+def _timeout(value: str) -> float:
+    """A time limit in seconds: a finite number > 0 (not nan, inf, 0 or negative)."""
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds; got {value!r}") from None
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds > 0; got {value!r}")
+    return seconds
+
+
+def _check_records_file(path, what: str = "the records file") -> None:
+    """A records file (absent, or a readable UTF-8 file of claim records, every line parsed) before any work."""
+    from pathlib import Path
+
+    from icml26.claims import load_records
+
+    path = Path(path)
+    if path.is_dir():
+        raise UsageError(f"{what} {str(path)!r} is a folder; give a JSON-lines file")
+    if path.exists() and not path.is_file():
+        raise UsageError(f"{what} {str(path)!r} is not a regular file")
+    try:
+        load_records(path, strict=True)
+    except ValueError as exc:  # RecordsError: names the file and line
+        raise UsageError(str(exc)) from None
+    except OSError as exc:
+        raise UsageError(f"cannot read {what} {str(path)!r}: {exc.strerror or exc}") from None
+
+
+def _check_results() -> None:
+    """The recorded evidence the command reads (``results/<scale>.jsonl``, margins, diagnostics), before any work."""
+    from icml26.claims import DIAGNOSTICS_FILE, MARGINS_FILE, load_diagnostics, load_margins
+
+    for scale in SCALES:
+        _check_records_file(registry.RESULTS / f"{scale}.jsonl", "the results file")
+    for name, load in ((MARGINS_FILE, lambda: load_margins("", "quick")), (DIAGNOSTICS_FILE, load_diagnostics)):
+        path = registry.RESULTS / name
+        if path.exists() and not path.is_file():
+            raise UsageError(f"the results file {str(path)!r} is not a regular file")
+        try:
+            load()
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        except OSError as exc:
+            raise UsageError(f"cannot read {str(path)!r}: {exc.strerror or exc}") from None
+
+
+def _out_folder(path: str, name: str = "--out", must_exist: bool = False):
+    """An output folder: an existing folder, or (unless ``must_exist``) a path that can be created; not a file."""
+    from pathlib import Path
+
+    folder = Path(path)
+    if folder.exists() and not folder.is_dir():
+        raise UsageError(f"{name} {path!r} is a file, not a folder")
+    if must_exist and not folder.is_dir():
+        raise UsageError(f"{name} {path!r} does not exist; run `python -m icml26 reproduce --out {path}` first "
+                         "or name the folder it wrote")
+    if not must_exist:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UsageError(f"cannot create {name} {path!r}: {exc.strerror or exc}") from None
+    return folder
+
+
 def _papers(spec: str | None) -> list[registry.Paper]:
     try:
         return registry.parse_papers(spec)
@@ -62,6 +129,7 @@ def _check_full(scale: str, device: str, allow_cpu: bool) -> None:
 def cmd_list(args) -> int:
     from icml26 import report
 
+    _check_results()
     rows = report.paper_rows()
     print(f"{'#':>2}  {'slug':20s} {'status':8s} {'claims':>6s} {'checks':>6s}  {'standard (recorded)':34s} title")
     for p, row in zip(registry.PAPERS, rows):
@@ -100,6 +168,9 @@ def _check_record_path(path: str | None, seeds: list[int]) -> None:
     if dev:
         raise UsageError(f"seeds {dev} are development seeds (>= {DEV_SEED_START}), used to tune, never recorded; "
                          "drop --record or use evaluation seeds 0, 1, 2, ...")
+    if os.path.isdir(path):
+        raise UsageError(f"--record {path!r} is a folder; give a JSON-lines file, "
+                         f"e.g. {path.rstrip('/')}/standard.jsonl")
     folder = os.path.dirname(os.path.abspath(path))
     try:
         os.makedirs(folder, exist_ok=True)
@@ -107,6 +178,7 @@ def _check_record_path(path: str | None, seeds: list[int]) -> None:
             pass
     except OSError as exc:
         raise UsageError(f"cannot write the record file {path!r}: {exc.strerror or exc}") from None
+    _check_records_file(path, "--record")
 
 
 def _built(paper: registry.Paper) -> registry.Paper:
@@ -170,6 +242,7 @@ def cmd_run(args) -> int:
     _check_full(args.scale, args.device, args.allow_cpu)
     _validate_device(args.device)
     _check_record_path(args.record, seeds)
+    _check_results()
     if len(seeds) > 1:
         print(f"[icml26] {paper.slug}: scale={args.scale} seeds={','.join(map(str, seeds))} jobs={args.jobs}",
               file=sys.stderr)
@@ -203,6 +276,7 @@ def cmd_sweep(args) -> int:
     if not args.cluster:
         _validate_device(args.device)
     _check_record_path(args.record, seeds)
+    _check_results()
     tasks = [Task(p.slug, args.scale, s, args.device, args.allow_cpu) for p in papers for s in seeds]
     where = args.cluster or f"{args.jobs} local worker(s)"
     print(f"[icml26] sweep: {len(papers)} paper(s) x {len(seeds)} seed(s) at {args.scale} on {where}",
@@ -217,9 +291,11 @@ def cmd_reproduce(args) -> int:
     papers = _papers(args.papers)
     _check_full(args.scale, args.device, args.allow_cpu)
     _validate_device(args.device)
+    _check_results()
     items = runner.targets(papers, include_start=not args.papers)
     if not items:
         raise UsageError("no notebooks to run for the chosen papers (they are planned, not built yet)")
+    _out_folder(args.out)
     env = {"ICML26_ALLOW_CPU_FULL": "1"} if args.allow_cpu else {}
     env.setdefault("PLOTLY_RENDERER", os.environ.get("PLOTLY_RENDERER", "plotly_mimetype+notebook"))  # offline
     interrupted = False
@@ -228,8 +304,15 @@ def cmd_reproduce(args) -> int:
                                     jobs=args.jobs, timeout=args.timeout, html=not args.no_html, env=env)
     except runner.RunInterrupted as exc:
         runs, interrupted = exc.runs, True
-    runner.save_runs(runs, args.out)
-    index = report.build(args.out, runs)
+    try:
+        runner.save_runs(runs, args.out)
+        index = report.build(args.out, runs)
+    except OSError as exc:  # a full disk or a folder gone: say so, and still show what finished
+        print(runner.summary(runs))
+        print(f"error: cannot save the run in {args.out!r}: {exc.strerror or exc}"
+              f"{f' ({exc.filename})' if getattr(exc, 'filename', None) else ''}; the {len(runs)} notebook(s) "
+              "above finished, but runs.json and the scoreboard were not written", file=sys.stderr)
+        return 1
     print(runner.summary(runs))
     print(f"scoreboard: {index}")
     if interrupted:
@@ -242,6 +325,8 @@ def cmd_reproduce(args) -> int:
 def cmd_report(args) -> int:
     from icml26 import report
 
+    _out_folder(args.out, must_exist=True)
+    _check_results()
     try:
         print(report.build(args.out))
     except ValueError as exc:  # a corrupt runs.json or records file: say which, leave the old scoreboard
@@ -252,6 +337,7 @@ def cmd_report(args) -> int:
 def cmd_readme(args) -> int:
     from icml26 import report
 
+    _check_results()
     try:
         changed = report.update_readme()
     except ValueError as exc:
@@ -352,6 +438,18 @@ def cmd_margins(args) -> int:
         raise UsageError(f"--seeds must name at least three development seeds; got {seeds}")
     _check_full(args.scale, args.device, args.allow_cpu)
     _validate_device(args.device)
+    _check_results()
+    if args.out is not None:
+        from icml26.claims import load_margins
+
+        if os.path.isdir(args.out):
+            raise UsageError(f"--out {args.out!r} is a folder; give the margins file, e.g. {args.out}/margins.jsonl")
+        try:
+            load_margins(paper.slug, args.scale, args.out)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        except OSError as exc:
+            raise UsageError(f"cannot read --out {args.out!r}: {exc.strerror or exc}") from None
     tasks = [Task(paper.slug, args.scale, s, args.device, args.allow_cpu) for s in seeds]
     print(f"[icml26] margins of {paper.slug} at {args.scale} over development seeds {seeds}", file=sys.stderr)
     result = _sweep(tasks, args)
@@ -414,6 +512,7 @@ def cmd_diagnose(args) -> int:
     experiment = importlib.import_module(f"{paper.module}.experiment")
     claims = importlib.import_module(f"{paper.module}.claims")
     config, applied = _overrides(args.set or [], experiment.CONFIGS[args.scale])
+    _check_results()
     try:
         rt = setup(args.scale, args.seed, args.device, allow_cpu=args.allow_cpu)
     except (ScaleError, ValueError) as exc:
@@ -439,6 +538,7 @@ def cmd_rescore(args) -> int:
     from icml26.claims import RecordsError, rescore_file
 
     papers = [p.slug for p in _papers(args.papers)] if args.papers else None
+    _check_results()
     status = 0
     for scale in ("quick", "standard", "full"):
         path = registry.RESULTS / f"{scale}.jsonl"
@@ -459,6 +559,7 @@ def cmd_docs(args) -> int:
     """Rewrite the results block of every docs/papers page from the records."""
     from icml26 import report
 
+    _check_results()
     try:
         changed = report.update_docs()
     except ValueError as exc:
@@ -511,7 +612,7 @@ def build_parser() -> argparse.ArgumentParser:
     rep = sub.add_parser("reproduce", help="execute notebooks and write the scoreboard")
     rep.add_argument("--papers", default="", help="comma-separated slugs (default: all built papers)")
     common(rep, one_seed=True)
-    rep.add_argument("--timeout", type=float, default=1800, help="seconds per notebook")
+    rep.add_argument("--timeout", type=_timeout, default=1800, help="seconds per notebook")
     rep.add_argument("--out", default="build")
     rep.add_argument("--no-html", action="store_true")
     rep.set_defaults(func=cmd_reproduce)
@@ -525,7 +626,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     exp = sub.add_parser("explore", help="serve a paper's explorer as a standalone Voila page on loopback")
     exp.add_argument("slug")
-    exp.add_argument("--timeout", type=float, default=90, help="seconds to wait for the server")
+    exp.add_argument("--timeout", type=_timeout, default=90, help="seconds to wait for the server")
     exp.set_defaults(func=cmd_explore)
 
     site = sub.add_parser("site", help="build a browsable site (Sphinx + myst-nb) from a reproduce run's notebooks")
@@ -567,6 +668,12 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--device", type=_device, default="cpu")
     bench.add_argument("--quick", action="store_true")
     bench.set_defaults(func=cmd_bench)
+
+    from icml26 import gpu_check
+
+    gpu = sub.add_parser("gpu-check", help="the GPU path in one command: device ceilings, every paper's quick run on "
+                         "CUDA against its CPU record, the benchmarks (--dry-run: the same on the CPU, tiny)")
+    gpu_check.add_arguments(gpu).set_defaults(func=gpu_check.cmd)
     return parser
 
 

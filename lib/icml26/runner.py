@@ -20,9 +20,11 @@ import argparse
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import uuid
@@ -32,7 +34,7 @@ from pathlib import Path
 
 from icml26 import atomic, checks, claim_view, registry
 from icml26.claims import load_records
-from icml26.runtime import check_scale
+from icml26.runtime import check_scale, choose_device
 
 STATUSES = ("ok", "claim_miss", "no_claims", "error", "timeout")
 KERNEL_START_FAILURES = ("Address already in use", "Kernel died before replying to kernel_info")
@@ -41,6 +43,11 @@ KERNEL_START_RETRIES = 1
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
 """Kernels draw with Jupyter's inline backend even when the caller set ``MPLBACKEND=Agg``, so figures are kept."""
+PARENT_VAR = "ICML26_RUNNER_PID"
+"""The runner's process id, set in each worker's environment: a worker whose runner is gone stops (Linux)."""
+RUNTIME_PREFIX = "icml26-kernels-"
+"""Each worker (and its kernel) gets a temporary folder of its own (``TMPDIR``, ``JUPYTER_RUNTIME_DIR``: the
+kernel's connection file goes there), removed when the worker ends, however it ends."""
 TOKEN_VAR = "ICML26_RUN_TOKEN"
 """Set in each notebook worker's environment and inherited by its kernel, so that both can be found and stopped."""
 HEADLESS_ENV = {
@@ -118,6 +125,7 @@ class _Job:
     timeout: float
     scale: str
     seed: int
+    runtime: str = ""
 
 
 def _start(path: Path, out_dir: Path, parameters: dict, timeout: float, html: bool = True,
@@ -132,14 +140,20 @@ def _start(path: Path, out_dir: Path, parameters: dict, timeout: float, html: bo
     cmd = [sys.executable, "-m", "icml26.runner", "--execute", str(path), str(stem), json.dumps(params),
            "--timeout", str(timeout)] + ([] if html else ["--no-html"])
     token = uuid.uuid4().hex
-    child_env = {**os.environ, **HEADLESS_ENV, "ICML26_JOBS": str(jobs), **(env or {}), TOKEN_VAR: token}
-    log = open(stem.with_suffix(".log"), "w", encoding="utf-8")  # a file, not a pipe: a pipe can fill and block
+    runtime = tempfile.mkdtemp(prefix=RUNTIME_PREFIX)  # the kernel's connection file: removed with the worker
+    child_env = {**os.environ, **HEADLESS_ENV, "ICML26_JOBS": str(jobs), **(env or {}), TOKEN_VAR: token,
+                 PARENT_VAR: str(os.getpid()), "JUPYTER_RUNTIME_DIR": runtime, "TMPDIR": runtime}
     try:
-        proc = subprocess.Popen(cmd, env=child_env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    finally:
-        log.close()
+        log = open(stem.with_suffix(".log"), "w", encoding="utf-8")  # a file, not a pipe: a pipe can fill and block
+        try:
+            proc = subprocess.Popen(cmd, env=child_env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        finally:
+            log.close()
+    except BaseException:
+        shutil.rmtree(runtime, ignore_errors=True)
+        raise
     return _Job(path, stem, proc, token, time.perf_counter(), timeout, parameters.get("SCALE", "quick"),
-                parameters.get("SEED", 0))
+                parameters.get("SEED", 0), runtime)
 
 
 def _stop(job: _Job) -> None:
@@ -150,16 +164,26 @@ def _stop(job: _Job) -> None:
         pass
     kill_tagged(job.token)
     job.proc.wait()
+    _remove_runtime(job.runtime)
 
 
-def kill_tagged(token: str) -> int:
-    """SIGKILL every process whose environment holds ``ICML26_RUN_TOKEN=token`` (Linux ``/proc``); return the count."""
+def _remove_runtime(folder: str) -> None:
+    """Remove a worker's kernel runtime folder (connection files of kernels that were killed)."""
+    if folder and Path(folder).name.startswith(RUNTIME_PREFIX):
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def kill_tagged(token: str, spare: int | None = None) -> int:
+    """SIGKILL every process whose environment holds ``ICML26_RUN_TOKEN=token`` (Linux ``/proc``), except the process
+    ``spare``; return the count."""
     if not isinstance(token, str) or not re.fullmatch(r"[0-9a-f]{16,}", token):
         raise ValueError(f"token must be the hex run token a worker was started with; got {token!r}")
     needle = f"{TOKEN_VAR}={token}".encode()
     killed = 0
     for entry in Path("/proc").glob("[0-9]*"):
         try:
+            if spare is not None and int(entry.name) == spare:
+                continue
             if needle in (entry / "environ").read_bytes().split(b"\0"):
                 os.kill(int(entry.name), signal.SIGKILL)
                 killed += 1
@@ -171,6 +195,7 @@ def kill_tagged(token: str) -> int:
 def _collect(job: _Job, timed_out: bool) -> NotebookRun:
     """The outcome of a finished (or killed) worker."""
     seconds = time.perf_counter() - job.started
+    _remove_runtime(job.runtime)
     log = job.stem.with_suffix(".log")
     text = log.read_text(encoding="utf-8", errors="replace") if log.exists() else ""
     log.unlink(missing_ok=True)
@@ -263,6 +288,7 @@ def run_notebooks(items: list[tuple[str, Path]], out_dir: str | os.PathLike, sca
     checks.positive_int("jobs", jobs)
     timeout = checks.positive_number("timeout", timeout)
     checks.seed("seed", seed)
+    choose_device(device)  # 'gpu', 'cpu:7' or an absent CUDA: a ValueError naming the device, before any work
     if isinstance(items, (str, bytes)) or not all(isinstance(i, (tuple, list)) and len(i) == 2 for i in items):
         raise TypeError("items must be a list of (paper slug, notebook path) pairs")
     for _, nb in items:
@@ -393,13 +419,33 @@ def _worker(nb_path: str, stem: str, params: dict, timeout: float, html: bool) -
             state["timeout"] = "Timeout" in type(exc).__name__ or "timed out" in message
             state["error"] = f"{type(exc).__name__}: {message}"
         break
+    out_ipynb.unlink(missing_ok=True)  # an older run's notebook must not pass for this one's
+    out_ipynb.with_suffix(".html").unlink(missing_ok=True)
     if partial.exists():
-        os.replace(partial, out_ipynb)
+        problem = _unreadable_notebook(partial)
+        if problem is None:
+            os.replace(partial, out_ipynb)
+        else:  # papermill's last save failed (a full disk): never leave an invalid notebook under the final name
+            partial.unlink(missing_ok=True)
+            state["raised"] = True
+            state["error"] = (state["error"] + "\n" if state["error"] else "") + \
+                f"the executed notebook could not be saved whole ({problem}); none was kept"
     if html and out_ipynb.exists():
         state["html"] = _to_html(out_ipynb)
     atomic.write_json(stem.with_suffix(".status.json"), state)
     signal.signal(signal.SIGTERM, previous)
     return 0
+
+
+def _unreadable_notebook(path: Path) -> str | None:
+    """Why the notebook file at ``path`` is not a whole notebook (a save cut short), or ``None`` when it is."""
+    try:
+        nb = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        return f"{type(exc).__name__}: {exc}"
+    if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list) or "nbformat" not in nb:
+        return "not a notebook (no cells or nbformat)"
+    return None
 
 
 def _to_html(ipynb: Path) -> str | None:
@@ -424,7 +470,33 @@ def main(argv=None) -> int:
     parser.add_argument("--no-html", action="store_true")
     args = parser.parse_args(argv)
     nb, stem, params = args.execute
-    return _worker(nb, stem, json.loads(params), args.timeout, not args.no_html)
+    signal.signal(signal.SIGTERM, _terminate)  # before the parent-death signal can arrive
+    try:
+        _die_with_parent(os.environ.get(PARENT_VAR))
+        return _worker(nb, stem, json.loads(params), args.timeout, not args.no_html)
+    except KeyboardInterrupt:  # stopped, or the runner died: the finally below stops the kernel
+        return 130
+    finally:
+        token = os.environ.get(TOKEN_VAR, "")
+        if re.fullmatch(r"[0-9a-f]{16,}", token):
+            kill_tagged(token, spare=os.getpid())  # a kernel papermill could not shut down
+        _remove_runtime(os.environ.get("TMPDIR", ""))
+
+
+def _die_with_parent(parent_pid: str | None) -> None:
+    """Ask Linux to send this process SIGTERM when its parent (the runner) dies, even by SIGKILL; elsewhere a no-op.
+    A runner that died before the request took effect is caught by comparing the parent's pid."""
+    if not sys.platform.startswith("linux") or not parent_pid:
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGTERM, 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if str(os.getppid()) != parent_pid:
+        raise SystemExit(130)
 
 
 if __name__ == "__main__":

@@ -54,9 +54,13 @@ def choose_device(device: str = "auto") -> torch.device:
     """
     if not isinstance(device, str):
         raise ValueError(f"device must be a string among {', '.join(DEVICES)}; got {device!r}")
-    kind = device.split(":", 1)[0]
+    kind, sep, index = device.partition(":")
     if kind not in DEVICES:
         raise ValueError(f"device must be one of {', '.join(DEVICES)} (or 'cuda:N'); got {device!r}")
+    if sep and kind != "cuda":
+        raise ValueError(f"device {device!r}: only CUDA takes an index ('cuda:0'); use {kind!r}")
+    if sep and not index.isdigit():
+        raise ValueError(f"device {device!r}: the index after 'cuda:' must be a non-negative integer, e.g. 'cuda:0'")
     if kind == "auto":
         if torch.cuda.is_available():
             return torch.device("cuda")
@@ -65,6 +69,9 @@ def choose_device(device: str = "auto") -> torch.device:
         return torch.device("cpu")
     if kind == "cuda" and not torch.cuda.is_available():
         raise ValueError(f"device {device!r} was asked for, but this machine has no CUDA device")
+    if kind == "cuda" and sep and int(index) >= torch.cuda.device_count():
+        raise ValueError(f"device {device!r}: this machine has {torch.cuda.device_count()} CUDA device(s), "
+                         f"numbered from 0")
     if kind == "mps" and not _mps_available():
         raise ValueError(f"device {device!r} was asked for, but MPS is not available here")
     return torch.device(device)

@@ -11,7 +11,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from icml26 import atomic
+from icml26 import atomic, checks
 
 
 def write(path, tensors: dict, metadata: dict) -> str:
@@ -25,6 +25,35 @@ def write(path, tensors: dict, metadata: dict) -> str:
     data = save({k: v.detach().cpu().contiguous() for k, v in tensors.items()}, metadata=metadata)
     atomic.write_bytes(path, data)
     return hashlib.sha256(data).hexdigest()
+
+
+_CACHE: dict = {}
+CACHE_SIZE = 8
+"""How many loaded files :func:`cached` keeps (the oldest goes first)."""
+
+
+def cached(loader, path, *args):
+    """``loader(path, *args)``, kept in memory under the file's sha256 (and ``args``, which must be hashable).
+
+    The file is hashed on every call, so a file changed after the first load (re-trained, replaced, tampered) is
+    loaded, and its checksum checked, again; it is never served from an earlier load. A file that cannot be read
+    goes straight to ``loader``, which gives its own error.
+    """
+    if not callable(loader):
+        raise ValueError(f"loader must be callable; got {type(loader).__name__}")
+    path = checks.path("path", path)
+    try:
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return loader(path, *args)
+    key = (getattr(loader, "__module__", ""), getattr(loader, "__qualname__", repr(loader)), str(path.resolve()),
+           digest, args)
+    if key not in _CACHE:
+        value = loader(path, *args)
+        while len(_CACHE) >= CACHE_SIZE:
+            _CACHE.pop(next(iter(_CACHE)))
+        _CACHE[key] = value
+    return _CACHE[key]
 
 
 def read(path, expected_sha256: str | None = None, *, recorded_in: str = "its recorded checksum") -> tuple[dict,

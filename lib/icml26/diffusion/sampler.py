@@ -132,6 +132,9 @@ def ddim_sample(eps_fn: Callable, alpha_bar: torch.Tensor, steps: int, z_T: torc
     checks.tensor("alpha_bar", alpha_bar)
     if bool(((alpha_bar <= 0) | (alpha_bar > 1)).any()):
         raise ValueError("alpha_bar must lie in (0, 1]")
+    if bool((alpha_bar[1:] > alpha_bar[:-1]).any()):
+        raise ValueError("alpha_bar must be non-increasing (alpha_bar[0] the least noisy step, alpha_bar[-1] the "
+                         "noisiest); it increases somewhere")
     if not isinstance(z_T, torch.Tensor) or not torch.isfinite(z_T).all():
         raise ValueError("z_T must be a finite tensor")
     checks.tensor("z_T", z_T)

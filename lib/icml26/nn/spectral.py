@@ -41,6 +41,19 @@ def _finite(name: str, value) -> torch.Tensor:
     return checks.tensor(name, value)
 
 
+SPECTRUM_ATOL = 1e-6
+"""How far outside ``[0, 2]`` an eigenvalue of a normalised Laplacian may lie (rounding of ``eigh``)."""
+
+
+def _spectrum(name: str, value) -> torch.Tensor:
+    """Eigenvalues of a normalised Laplacian: finite and in ``[0, 2]``, where the polynomial bases are defined."""
+    lam = _finite(name, torch.as_tensor(value))
+    if bool(((lam < -SPECTRUM_ATOL) | (lam > 2 + SPECTRUM_ATOL)).any()):
+        raise ValueError(f"{name} must hold eigenvalues of a normalised Laplacian, in [0, 2]; got values in "
+                         f"[{float(lam.min()):.4g}, {float(lam.max()):.4g}]")
+    return lam
+
+
 def _coeff_tensor(name: str, value, dtype: torch.dtype = torch.float32) -> torch.Tensor:
     """Finite polynomial coefficients ``(K+1,)`` or ``(K+1, C)`` (a list is turned into a ``dtype`` tensor)."""
     if not isinstance(value, torch.Tensor):
@@ -184,8 +197,9 @@ def _cheb_T(t: torch.Tensor, K: int) -> torch.Tensor:
 
 
 def chebyshev_response(lam: torch.Tensor, coeffs) -> torch.Tensor:
-    """The scalar filter ``g(λ) = sum_k c_k T_k(λ - 1)``; shape ``lam.shape`` (+ ``(C,)`` for per-channel)."""
-    lam = _finite("lam", torch.as_tensor(lam))
+    """The scalar filter ``g(λ) = sum_k c_k T_k(λ - 1)``; shape ``lam.shape`` (+ ``(C,)`` for per-channel).
+    ``lam`` must lie in ``[0, 2]`` (a normalised Laplacian's spectrum)."""
+    lam = _spectrum("lam", lam)
     return _cheb_response(lam, _coeff_tensor("coeffs", coeffs, lam.dtype))
 
 
@@ -220,8 +234,8 @@ def _bern_filter(lap: torch.Tensor, x: torch.Tensor, theta) -> torch.Tensor:
 
 
 def bernstein_response(lam: torch.Tensor, theta) -> torch.Tensor:
-    """``g(λ) = sum_k θ_k C(K,k)/2^K (2-λ)^{K-k} λ^k``."""
-    lam = _finite("lam", torch.as_tensor(lam))
+    """``g(λ) = sum_k θ_k C(K,k)/2^K (2-λ)^{K-k} λ^k``; ``lam`` in ``[0, 2]``."""
+    lam = _spectrum("lam", lam)
     return _bern_response(lam, _coeff_tensor("theta", theta, lam.dtype))
 
 
@@ -237,7 +251,9 @@ def _bern_response(lam: torch.Tensor, theta) -> torch.Tensor:
 
 # ----------------------------------------------------------------------------------------------- ChebNetII
 def chebii_nodes(K: int, dtype=torch.float64, device=None) -> torch.Tensor:
-    """Chebyshev nodes ``x_j = cos((K - j + 1/2) π / (K+1))``, ``j = 0..K`` (increasing, in ``(-1, 1)``)."""
+    """Chebyshev nodes ``x_j = cos((K - j + 1/2) π / (K+1))``, ``j = 0..K`` (increasing, in ``(-1, 1)``).
+
+    ``K = 0`` is allowed on purpose: one node at 0, whose interpolant is the constant filter (order zero)."""
     checks.nonnegative_int("K", K)
     j = torch.arange(K + 1, dtype=dtype, device=device)
     return torch.cos((K - j + 0.5) * math.pi / (K + 1))
@@ -279,7 +295,7 @@ def _chebii_filter(lap: torch.Tensor, x: torch.Tensor, coefficients: torch.Tenso
 
 def chebii_response(lam: torch.Tensor, gamma: torch.Tensor) -> torch.Tensor:
     """The scalar ChebNetII filter on eigenvalues ``lam``; equals ``γ_j`` at ``λ = x_j + 1``."""
-    return _cheb_response(_finite("lam", torch.as_tensor(lam)), _halve_c0(chebii_coefficients(gamma)))
+    return _cheb_response(_spectrum("lam", lam), _halve_c0(chebii_coefficients(gamma)))
 
 
 # ----------------------------------------------------------------------------------------------- oracle
@@ -307,7 +323,10 @@ def eig_filter(lap: torch.Tensor, x: torch.Tensor, response) -> torch.Tensor:
 
 # ----------------------------------------------------------------------------------------------- modules
 class ChebConv(nn.Module):
-    """ChebNet layer: ``sum_k T_k(L - I) x W_k (+ b)`` (one weight matrix per order, as PyG's ``ChebConv``)."""
+    """ChebNet layer: ``sum_k T_k(L - I) x W_k (+ b)`` (one weight matrix per order, as PyG's ``ChebConv``).
+
+    ``K`` is the highest order. ``K = 0`` is allowed on purpose (PyG's ``ChebConv(K=1)``): the zero-order layer
+    ``x W_0 (+ b)``, which does not propagate, the no-graph reference of an order sweep."""
 
     def __init__(self, in_channels: int, out_channels: int, K: int, bias: bool = True):
         super().__init__()

@@ -131,7 +131,8 @@ def project(points: torch.Tensor, K: torch.Tensor, rot: torch.Tensor, trans: tor
     """Pixel coordinates ``(B, N, 2)`` and z-depths ``(B, N)`` of world points ``(N, 3)`` or ``(B, N, 3)``.
 
     ``x_c = R X + t``, ``(u, v) = (f x_c / z_c + c_x, f y_c / z_c + c_y)``. Points behind the camera get
-    ``z <= 0``; their pixel coordinates are meaningless and callers must mask them.
+    ``z <= 0``; their pixel coordinates are meaningless and callers must mask them. A point on the camera plane
+    (``|z| < 1e-9``) has no pixel: its ``(u, v)`` are NaN (never a huge finite number that looks like one).
     """
     rot = _as_batch(rot, "rot", (3, 3))
     trans = _as_batch(trans, "trans", (3,))
@@ -141,10 +142,11 @@ def project(points: torch.Tensor, K: torch.Tensor, rot: torch.Tensor, trans: tor
     cam = torch.einsum("bij,nj->bni", rot, pts) if pts.dim() == 2 else torch.einsum("bij,bnj->bni", rot, pts)
     cam = cam + trans[:, None, :]
     z = cam[..., 2]
-    safe = torch.where(z.abs() < 1e-12, torch.full_like(z, 1e-12), z)
+    on_plane = z.abs() < 1e-9
+    safe = torch.where(on_plane, torch.ones_like(z), z)
     K = K.to(rot)
     uv = torch.stack([K[0, 0] * cam[..., 0] / safe + K[0, 2], K[1, 1] * cam[..., 1] / safe + K[1, 2]], dim=-1)
-    return uv, z
+    return torch.where(on_plane[..., None], torch.full_like(uv, float("nan")), uv), z
 
 
 def backproject(depth: torch.Tensor, K: torch.Tensor, rot: torch.Tensor, trans: torch.Tensor) -> torch.Tensor:

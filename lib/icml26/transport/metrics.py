@@ -36,6 +36,17 @@ def _sqrtm_psd(s: torch.Tensor) -> torch.Tensor:
     return (v * w.clamp_min(0).sqrt()[..., None, :]) @ v.transpose(-1, -2)
 
 
+def _check_covariance(s: torch.Tensor, name: str, rtol: float = 1e-6) -> None:
+    """A covariance must be symmetric and positive semi-definite (up to ``rtol`` of its largest entry)."""
+    scale = max(float(s.abs().max()), 1e-300)
+    if float((s - s.T).abs().max()) > rtol * scale:
+        raise ValueError(f"{name} must be a symmetric covariance matrix; it differs from its transpose by "
+                         f"{float((s - s.T).abs().max()):.3g}")
+    low = float(torch.linalg.eigvalsh((s + s.T) / 2).min())
+    if low < -rtol * scale:
+        raise ValueError(f"{name} must be positive semi-definite (a covariance); its smallest eigenvalue is {low:.3g}")
+
+
 def gaussian_w2(m1, s1, m2, s2) -> float:
     """Closed-form W2 between N(m1, s1) and N(m2, s2) (Bures metric on the covariances)."""
     m1, m2, s1, s2 = (finite_tensor(torch.as_tensor(v, dtype=torch.float64), name)
@@ -44,6 +55,8 @@ def gaussian_w2(m1, s1, m2, s2) -> float:
     for v, name, shape in ((m2, "m2", (d,)), (s1, "s1", (d, d)), (s2, "s2", (d, d))):
         if tuple(v.reshape(-1).shape if name == "m2" else v.shape) != shape:
             raise ValueError(f"{name} must have shape {shape} to match m1 (d={d}); got {tuple(v.shape)}")
+    for s, name in ((s1, "s1"), (s2, "s2")):
+        _check_covariance(s, name)
     r1 = _sqrtm_psd(s1)
     cross = _sqrtm_psd(r1 @ s2 @ r1)
     val = (m1 - m2).pow(2).sum() + torch.trace(s1 + s2 - 2 * cross)

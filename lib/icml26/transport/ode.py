@@ -35,7 +35,11 @@ def integrate(velocity, x0: torch.Tensor, times, method: str = "rk4", steps: int
     rtol, atol = positive(rtol, "rtol"), positive(atol, "atol")
 
     def f(t, x):
-        return velocity(x, t)
+        v = velocity(x, t)
+        if not isinstance(v, torch.Tensor) or v.shape != x.shape:
+            raise ValueError(f"velocity(x, t) must return a tensor of the state's shape {tuple(x.shape)}; got "
+                             f"{tuple(v.shape) if isinstance(v, torch.Tensor) else type(v).__name__}")
+        return v
 
     kwargs = {}
     if method in FIXED:

@@ -49,6 +49,9 @@ def linear_path(x0: torch.Tensor, x1: torch.Tensor, t, sigma: float = 0.0, noise
     if not 0 <= sigma < float("inf"):
         raise ValueError(f"sigma must be >= 0; got {sigma}")
     t = _times(t, x0.shape[0], x0)[:, None]
+    if bool(((t < 0) | (t > 1)).any()):
+        raise ValueError(f"t must lie in [0, 1] (the path runs from x0 at 0 to x1 at 1); got values in "
+                         f"[{float(t.min()):.4g}, {float(t.max()):.4g}]")
     xt = (1 - t) * x0 + t * x1
     if sigma > 0:
         if noise is None:
