@@ -19,8 +19,9 @@ import pytest
 import icml26
 
 INPUTS = Path(__file__).with_name("inputs")
-NOT_IN_SCOPE = ("icml26.cli", "icml26.__main__")
-"""The command line is tested through its own arguments (tests/test_cli.py)."""
+NOT_IN_SCOPE = ("icml26.cli", "icml26.__main__", "icml26.gpu_check")
+"""The command line is tested through its own arguments (tests/test_cli.py), and the GPU check command through
+its options (tests/test_gpu_check.py)."""
 
 
 sys.path.insert(0, str(INPUTS))  # the tables import the harness as `from harness import Probe`

@@ -150,6 +150,22 @@ def test_a_record_that_no_longer_reruns_is_named():
     assert "no record" in rerun_mismatches(other, [old])[0]
 
 
+def test_a_timed_claim_reruns_within_its_declared_tolerance_only():
+    from icml26.claims import TIMED_RERUN_RTOL, rerun_tolerances
+
+    timed = claim(rerun_rtol=TIMED_RERUN_RTOL)
+    old = record(timed, [2.9, 3.0, 3.1])
+    slower = aggregate([timed], runs(timed, [2.7]), "standard")
+    assert rerun_mismatches(slower, [old])  # the default tolerance is bit-for-bit
+    assert rerun_mismatches(slower, [old], claim_rtol=rerun_tolerances([timed, claim(id="other")])) == []
+    far = aggregate([timed], runs(timed, [9.0]), "standard")
+    assert "rtol 0.5" in rerun_mismatches(far, [old], claim_rtol={"c1": TIMED_RERUN_RTOL})[0]
+    with pytest.raises(ValueError, match="rerun_rtol"):
+        claim(rerun_rtol=0.0)
+    with pytest.raises(ValueError, match="claim_rtol"):
+        rerun_mismatches(slower, [old], claim_rtol={"c1": -1.0})
+
+
 def test_a_why_that_blames_training_without_a_diagnostic_run_is_refused(tmp_path):
     c = claim(why="the run is too short to converge")
     assert "names no diagnostic run" in why_problems([c], "demo", {})[0]
@@ -179,6 +195,28 @@ def test_rescore_rederives_verdicts_from_stored_values(tmp_path, monkeypatch):
     monkeypatch.setattr(claims_module, "_claims_by_id", lambda paper: {})
     assert rescore([stored], tmp_path)[0] == []  # a claim that no longer exists is dropped
 
+
+
+def test_rescore_takes_a_new_premise_from_the_claim_that_measures_its_metric(tmp_path, monkeypatch):
+    """A premise added after recording, whose metric is another claim's, is re-derived from that claim's record;
+    a premise with a metric no record measured stays a note ("record it again")."""
+    import icml26.claims as claims_module
+
+    size = lambda r: r["x"]  # noqa: E731
+    sibling = claim(id="c0", statement="the imbalance exists", metric=size, op=">=")
+    stored_sibling = record(sibling, [0.5, 0.1, 0.4])
+    stored = record(claim(), [0.5, 0.6, 0.7])
+    now = claim(requires=Premise("imbalanced", "an imbalance to correct", size, ">=", 0.3))
+    monkeypatch.setattr(claims_module, "_claims_by_id", lambda paper: {"c0": sibling, "c1": now})
+    new, notes = rescore([stored_sibling, stored], tmp_path)
+    assert notes == []
+    c1 = next(r for r in new if r["claim"] == "c1")
+    assert c1["requires"]["values"] == [0.5, 0.1, 0.4] and c1["requires"]["met"] == [True, False, True]
+    assert c1["outcomes"] == ["holds", "premise_not_met", "holds"]
+    other = claim(requires=Premise("imbalanced", "an imbalance to correct", lambda r: r["z"], ">=", 0.3))
+    monkeypatch.setattr(claims_module, "_claims_by_id", lambda paper: {"c0": sibling, "c1": other})
+    _, notes = rescore([stored_sibling, stored], tmp_path)
+    assert notes and "has no recorded values" in notes[0]
 
 def test_the_docs_block_is_rendered_and_a_stale_one_rewritten(tmp_path):
     folder = tmp_path / "docs"

@@ -80,11 +80,13 @@ def assert_records_rerun(records):
     """The notebook's quick seed-0 run gives the values recorded in results/quick.jsonl (records that re-run)."""
     import importlib
 
-    from icml26.claims import RERUN_RTOL, load_records, rerun_mismatches
+    from icml26.claims import RERUN_RTOL, load_records, rerun_mismatches, rerun_tolerances
 
     paper = records[0]["paper"]
-    rtol = getattr(importlib.import_module(f"{registry.get(paper).module}.claims"), "RERUN_RTOL", RERUN_RTOL)
-    mismatches = rerun_mismatches(records, load_records(registry.RESULTS / "quick.jsonl", strict=True), rtol=rtol)
+    module = importlib.import_module(f"{registry.get(paper).module}.claims")
+    mismatches = rerun_mismatches(records, load_records(registry.RESULTS / "quick.jsonl", strict=True),
+                                  rtol=getattr(module, "RERUN_RTOL", RERUN_RTOL),
+                                  claim_rtol=rerun_tolerances(module.CLAIMS))
     assert not mismatches, (f"{paper}: quick seed 0 no longer re-runs to its record (re-record with `make seeds "
                             f"PAPERS={paper}`, or find the non-determinism):\n" + "\n".join(mismatches))
 

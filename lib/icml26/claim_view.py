@@ -168,6 +168,7 @@ def text_table(records: list[dict]) -> str:
 
 def threshold_text(record: dict) -> str:
     """The threshold with its measured noise margin (``1 ± 0.02``)."""
+    _record("record", record)
     m = (record.get("margin") or {}).get("margin")
     return fmt(record.get("threshold")) + (f" ± {fmt(m)}" if m else "")
 

@@ -15,7 +15,7 @@ import os
 import time
 from pathlib import Path
 
-from icml26 import __version__, atomic, claim_view, registry
+from icml26 import __version__, atomic, checks, claim_view, registry
 from icml26.claims import latest, load_records, with_current_whys
 
 SCALE_NAMES = ("quick", "standard", "full")
@@ -100,6 +100,9 @@ def paper_rows(results_dir: str | os.PathLike | None = None) -> list[dict]:
 
 def headline_cell(row: dict) -> str:
     """The headline verdict of a paper row: from the largest recorded scale that checks a headline claim."""
+    if not isinstance(row, dict) or not all(isinstance(row.get(f"{s}_records"), list) for s in SCALE_NAMES):
+        raise ValueError(f"row must be a paper row of paper_rows() (with {', '.join(SCALE_NAMES)} records); "
+                         f"got {type(row).__name__}")
     for scale in ("full", "standard", "quick"):
         records = row[f"{scale}_records"]
         heads = [r for r in claim_view.groups(records)["headline"] if r.get("verdict") != "not_checked"]
@@ -186,7 +189,8 @@ def docs_block(slug: str, results_dir: str | os.PathLike | None = None) -> str:
 
 def update_docs(results_dir: str | os.PathLike | None = None, folder: str | os.PathLike | None = None) -> list[Path]:
     """Rewrite the results block of every ``docs/papers/<slug>.md`` that has the markers; return those changed."""
-    folder = DOCS if folder is None else Path(folder)
+    _results_dir(results_dir)
+    folder = DOCS if folder is None else checks.path("folder", folder)
     changed = []
     start, end = DOC_MARKERS
     for p in registry.PAPERS:

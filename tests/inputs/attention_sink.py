@@ -82,6 +82,10 @@ BIG_IDX = ("idx", torch.full((2, 8), 300), "token id past the vocabulary")
 NOT_GEN = ("generator", 3, "not a generator")
 
 PROBES = [
+    Probe(experiment.backcopy_last_mean,
+          valid=lambda: {"points": [{"step": 1, "sink_head": (0, 0), "a0_non_trigger": [[0.5]], "a0_trigger": [[0.1]],
+                                     "sink_head_v0_ratio": 0.2, "zero_v0_rel": 0.01}], "last": 1},
+          extra=[("points", [], "empty"), ("points", [{"step": 1}], "not sink points")]),
     # ---- method
     Probe(method.vanilla_gate, valid=lambda: {"scores": _scores()},
           extra=[("scores", torch.zeros(5), "1-D"), ("scores", torch.zeros(2, 5, dtype=torch.long), "integer scores"),

@@ -21,6 +21,7 @@ from icml26 import (
     runner,
     runtime,
     serve,
+    shipped,
     site,
     sweep,
     viz,
@@ -36,6 +37,8 @@ CLAIM = claims.Claim("c", "x is large", metric=lambda r: r["x"], op=">=", thresh
 PREMISE = claims.Premise("p", "a sink formed", metric=lambda r: r["x"], op=">=", threshold=0.3)
 RECORD = claims.evaluate([CLAIM], {"x": 2.0}, RT)[0]
 RUN = claims.seed_run([CLAIM], {"x": 2.0}, RT, 1.0)
+DEV_RUNS = [claims.seed_run([CLAIM], {"x": 2.0 + s / 1000}, runtime.Runtime("quick", s, torch.device("cpu")), 1.0)
+            for s in (100, 101, 102)]
 NOT_A_LIST = ("claims", 3, "not a list of claims")
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 TASK = sweep.Task("toy_paper", "quick", 0, "cpu", module="toy_paper")
@@ -47,6 +50,8 @@ def _claim_kwargs():
 
 
 PROBES = [
+    Probe(shipped.cached, valid=lambda: {"loader": lambda p: 1, "path": _records_file()},
+          extra=[("loader", 3, "not callable"), ("path", 3, "an int")]),
     # runtime
     Probe(runtime.check_scale, valid=lambda: {"scale": "quick"}, extra=[("scale", "huge", "unknown scale")]),
     Probe(runtime.seed_everything, valid=lambda: {"seed": 0}, extra=[("seed", 1.5, "float"), ("seed", True, "bool")]),
@@ -208,6 +213,46 @@ PROBES = [
           extra=[("build_dir", TMP / "no-build", "no executed notebooks")]),
     Probe(site.build, valid=lambda: {"build_dir": TMP / "no-build"}, run_valid=False,
           extra=[("build_dir", TMP / "no-build", "no executed notebooks")]),
+    # the evidence model: controls, margins and ties, diagnostics, rescoring, re-run comparison, docs blocks
+    Probe(claims.Control, valid=lambda: {"id": "ctl", "statement": "the method without its key part",
+                                         "metric": lambda r: 0.0},
+          extra=[("id", "", "empty"), ("statement", " ", "blank"), ("metric", 3, "not callable")]),
+    Probe(claims.judge, valid=lambda: {"value": 1.0, "op": ">=", "threshold": 0.5, "margin": 0.1},
+          skip={"value": "None and NaN are judged 'misses' by design"},
+          extra=[("op", "~", "unknown operator"), ("margin", -1.0, "negative")]),
+    Probe(claims.load_margins, valid=lambda: {"paper": "demo", "scale": "quick", "path": TMP / "margins.jsonl"},
+          extra=[("scale", "huge", "unknown scale"), ("path", 3, "an int")]),
+    Probe(claims.write_margins, valid=lambda: {"entries": [], "path": TMP / "margins-out.jsonl"},
+          extra=[("entries", [3], "not entries")]),
+    Probe(claims.margins_from_runs, valid=lambda: {"claims": [CLAIM], "runs": DEV_RUNS, "scale": "quick"},
+          extra=[("runs", [3], "not runs"), ("scale", "huge", "unknown scale")]),
+    Probe(claims.load_diagnostics, valid=lambda: {"path": TMP / "diagnostics.jsonl"},
+          extra=[("path", 3, "an int")]),
+    Probe(claims.write_diagnostic, valid=lambda: {"entry": {"id": "d1", "paper": "demo", "claim": "c",
+                                                            "scale": "quick", "seed": 100, "overrides": {}},
+                                                  "path": TMP / "diagnostics-out.jsonl"},
+          extra=[("entry", 3, "not a dict")]),
+    Probe(claims.why_problems, valid=lambda: {"claims": [CLAIM], "paper": "demo", "diagnostics": {}},
+          extra=[("claims", 3, "not a list of claims")]),
+    Probe(claims.rerun_mismatches, valid=lambda: {"records": [RECORD], "recorded_records": [RECORD]},
+          extra=[("records", [3], "not records"), ("rtol", -1.0, "negative"),
+                 ("claim_rtol", {"c1": -1.0}, "a negative tolerance")]),
+    Probe(claims.rerun_tolerances, valid=lambda: {"claims": [CLAIM]}, extra=[("claims", [3], "not claims")]),
+    Probe(claims.rescore, valid=lambda: {"records": [], "results_dir": RESULTS},
+          extra=[("records", [3], "not records")]),
+    Probe(claims.rescore_file, valid=lambda: {"path": _records_file(), "papers": []},
+          extra=[("path", 3, "an int")]),
+    Probe(claim_view.groups, valid=lambda: {"records": [RECORD]}, extra=[("records", [3], "numbers")]),
+    Probe(claim_view.headline_summary, valid=lambda: {"records": [RECORD]}, extra=[("records", [3], "numbers")]),
+    Probe(claim_view.margin_text, valid=lambda: {"record": RECORD}, extra=[("record", 3, "a number")]),
+    Probe(claim_view.control_text, valid=lambda: {"record": RECORD}, extra=[("record", 3, "a number")]),
+    Probe(claim_view.threshold_text, valid=lambda: {"record": RECORD}, extra=[("record", 3, "a number")]),
+    Probe(report.headline_cell, valid=lambda: {"row": report.paper_rows(RESULTS)[0]},
+          extra=[("row", 3, "a number")]),
+    Probe(report.docs_block, valid=lambda: {"slug": "data_mixing", "results_dir": RESULTS},
+          extra=[("slug", "no_such_paper", "unknown paper"), ("results_dir", 3, "an int")]),
+    Probe(report.update_docs, valid=lambda: {"results_dir": RESULTS, "folder": _docs_copy()},
+          extra=[("results_dir", 3, "an int"), ("folder", 3, "an int")]),
 ]
 
 EXEMPT = {
@@ -251,6 +296,18 @@ EXEMPT = {
     "icml26.notebook_tidy.colab_install": "takes no argument",
     "icml26.site.mathjax_source": "takes no argument",
 }
+
+
+def _records_file():
+    path = TMP / "records.jsonl"
+    path.write_text(claims.dumps(RECORD) + "\n", encoding="utf-8")
+    return path
+
+
+def _docs_copy():
+    folder = TMP / "docs-papers"
+    folder.mkdir(exist_ok=True)
+    return folder
 
 
 def _readme():

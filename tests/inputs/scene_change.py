@@ -69,6 +69,12 @@ def _saved():
 
 
 PROBES = [
+    Probe(experiment.average_precision, valid=lambda: {"score": torch.tensor([0.1, 0.9, 0.5]),
+                                                       "label": torch.tensor([0.0, 1.0, 1.0])},
+          extra=[("label", torch.zeros(3), "no positive"), ("label", torch.ones(2), "wrong shape")]),
+    Probe(experiment.ap_changed, valid=lambda: {"logits": torch.randn(2, 4, 4, generator=G()),
+                                                "mask": torch.ones(2, 4, 4)},
+          extra=[("mask", torch.zeros(2, 4, 4), "no frame with change"), ("logits", torch.randn(4, 4), "2-D")]),
     # rooms
     Probe(rooms.room_shell, valid=lambda: {"gen": G()}, extra=[("gen", 3, "an int")]),
     Probe(rooms.make_room, valid=lambda: {"gen": G(), "n_objects": 3}, extra=[("gen", None, "None")]),

@@ -65,6 +65,11 @@ SEED0 = {"seed": "seed 0 is valid; a negative seed is probed by extra"}
 NEG_SEED = ("seed", -1, "negative seed")
 
 PROBES = [
+    Probe(experiment.nonstrategic_context,
+          valid=lambda: {"x_ctx": torch.zeros(2, 4, 3), "x_strategic": torch.ones(2, 4, 3), "cost": COST,
+                         "generator": torch.Generator().manual_seed(0)},
+          skip={"cost": IMMUTABLE},
+          extra=[("cost", torch.ones(2), "wrong shape"), ("generator", 0, "not a generator")]),
     # ---- method
     Probe(method.Agents, valid=lambda: {"budget": 1.0, "pi": 0.5, "random_budget": True},
           extra=[("pi", 1.5, "pi above 1"), ("budget", -1.0, "negative budget"), ("random_budget", 1, "not a bool")]),

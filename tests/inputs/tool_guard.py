@@ -54,6 +54,9 @@ def ADOJO_SUITE():  # noqa: N802 (a constant-like factory)
 ZERO_POISON = {"num_poison": "0 poisoned tools is valid (the clean catalog)"}
 
 PROBES = [
+    Probe(experiment.unrequested_side_effects, valid=lambda: {"result": {"trajectory": []}, "task": TASK,
+                                                              "catalog": TOOLS},
+          extra=[("result", {"answer": ""}, "no trajectory"), ("task", 3, "not a task"), ("catalog", 3, "not tools")]),
     # ---- env
     Probe(env.ToolSpec, valid=lambda: {"name": "get_x", "description": "Returns x.", "params": {"n": "int"}},
           extra=[("name", "Get X", "not snake_case"), ("description", " ", "blank"), ("params", {"n": "list"}, "type"),
