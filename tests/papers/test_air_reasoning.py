@@ -434,6 +434,14 @@ def test_select_top_k_and_baselines():
     assert sorted(baselines.select("random", sc, lengths, 3).tolist()) == [0, 1, 2]
     with pytest.raises(ValueError, match="name"):
         baselines.select("oracle", sc, lengths, 1)
+    # the control: random step scores in place of AIS, token-weighted like AIR's sample score; needs step sizes
+    with pytest.raises(ValueError, match="step_size"):
+        baselines.select("air_random", sc, lengths, 1)
+    sc["step_size"] = torch.tensor([[3, 1, 0], [2, 0, 0], [1, 1, 1]])
+    a = baselines.selector_scores("air_random", sc, lengths, generator=torch.Generator().manual_seed(0))
+    b = baselines.selector_scores("air_random", sc, lengths, generator=torch.Generator().manual_seed(0))
+    assert torch.equal(a, b) and ((a > 0) & (a < 1)).all()
+    assert baselines.SELECTORS[-1] == baselines.CONTROL == "air_random"
 
 
 def test_value_errors_name_the_argument():
@@ -577,7 +585,8 @@ def tiny_run():
 def test_experiment_tiny_run_shapes(tiny_run):
     r = tiny_run
     assert len(r["r_h"]) == 2 and len(r["r_h"][0]) == 2
-    assert set(r["students"]) == {"contrast", "natural"} and set(r["students"]["natural"]) == {"air", "random"}
+    assert set(r["students"]) == {"contrast", "natural"}
+    assert set(r["students"]["natural"]) == {"air", "random", "none"}
     assert abs(r["pools"]["contrast"]["picks"]["air"]["clean"] + r["pools"]["contrast"]["picks"]["air"]["padded"]
                + r["pools"]["contrast"]["picks"]["air"]["noisy"] - 1) < 1e-9
     assert all(isinstance(s["correct"], int) and 0 <= s["correct"] <= 4 for s in r["students"]["natural"].values())
@@ -610,6 +619,24 @@ def test_in_range_gaps_and_the_students_premise():
     assert premise.metric(r) < 1
     r["students"]["p"]["random"]["in_range"]["correct"], r["drop_top"] = 40, 0.2  # no retrieval heads
     assert premise.metric(r) < 1
+
+
+def test_the_untuned_student_is_a_row_and_the_control_is_trained(tiny_run):
+    r = tiny_run
+    assert "in_range" in r["untuned"] and r["students"]["natural"]["none"] is not None
+    assert r["students"]["natural"]["none"]["correct"] == r["untuned"]["correct"]
+    by = {c.id: c for c in claims.CLAIMS}
+    head = [c for c in claims.CLAIMS if c.headline]
+    assert {c.id for c in head} == {"air_improves_over_untuned_natural", "selection_vs_best_heuristic_natural"}
+    assert all(c.kind == "paper" and c.control is not None for c in head)
+    assert by["selection_vs_best_heuristic_contrast"].kind == "extension"
+    assert by["selection_vs_random_natural_in_range"].kind == "extension"
+
+
+def test_mask_claim_is_a_difference_not_a_ratio_over_a_floor():
+    by = {c.id: c for c in claims.CLAIMS}
+    assert by["mask_top_vs_random"].metric({"drop_top": 0.3, "drop_random": 0.0}) == pytest.approx(0.3)
+    assert by["mask_top_vs_random"].metric({"drop_top": 0.3, "drop_random": 0.25}) == pytest.approx(0.05)
 
 
 def test_trace_viewer_changes_with_masked_heads(tiny_run):

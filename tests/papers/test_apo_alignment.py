@@ -404,3 +404,44 @@ def test_selection_table_is_consistent(scale):
         assert sel["tuned"][obj] == [best[0], best[1]] == cfg["hparams"][obj]
     best = max(sel["shared_mean"], key=lambda row: row[2])
     assert sel["shared"] == [best[0], best[1]] == list(cfg["shared"])
+
+
+def _tiny_cfg():
+    return {**E.CONFIGS["quick"], "n_findings": 2, "n_train": 40, "n_val": 10, "n_test": 20, "steps1": 3,
+            "steps2": 3, "d_model": 16, "n_layers": 1, "n_heads": 2, "batch1": 8, "batch2": 4,
+            "objectives": ["apo"], "hparams": {"apo": [1e-3, 0.1]}}
+
+
+def test_control_arm_is_apo_with_a_random_ranking_and_the_headlines_read_it():
+    r = E.run(_tiny_cfg(), "cpu", 0)
+    ctl = r["summary"]["control"]["apo_random_rank"]
+    for dec in E.DECODERS:
+        assert 0.0 <= ctl[dec]["accuracy"] <= 1.0
+    heads = [c for c in C.CLAIMS if c.headline]
+    assert {c.id for c in heads} == {"apo_beats_stage1", "apo_beats_best_source_greedy"}
+    for c in heads:
+        assert isinstance(c.control.metric(r), float) and c.kind == "paper" and c.quote
+    # the main run carries the control arm
+    assert set(r["runs"][0]["control"]) == {"apo_random_rank"}
+
+
+def test_records_do_not_depend_on_the_thread_count():
+    """Same seed, same numbers at 1 and 2 torch threads (issue 80): run() pins one thread and restores it."""
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(2)
+        a = E.run(_tiny_cfg(), "cpu", 3)["summary"]
+        assert torch.get_num_threads() == 2
+        torch.set_num_threads(1)
+        b = E.run(_tiny_cfg(), "cpu", 3)["summary"]
+    finally:
+        torch.set_num_threads(before)
+    assert a == b
+
+
+def test_extensions_are_ours_and_not_worse_claims_need_the_methods_to_differ():
+    kinds = {c.id: c.kind for c in C.CLAIMS}
+    assert sum(k == "paper" for k in kinds.values()) == 11 and sum(k == "extension" for k in kinds.values()) == 14
+    for cid in ("pl_not_worse_than_pairwise", "pl_not_worse_than_pairwise_greedy", "pl_not_worse_than_pairwise_shared"):
+        c = next(c for c in C.CLAIMS if c.id == cid)
+        assert c.kind == "extension" and c.requires is not None and c.requires.id.startswith("stage2_moved")

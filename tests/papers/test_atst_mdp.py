@@ -180,6 +180,11 @@ def test_experiment_quick_parts_and_claims_shape():
     assert -0.8 < out["psi"]["slope"] < -0.2
     assert C.ring_gap(out) == out["ring"]["default"]["gap_qmdp"]
     assert len({c.id for c in C.CLAIMS}) == len(C.CLAIMS)
+    head = [c for c in C.CLAIMS if c.headline]
+    assert [c.id for c in head] == ["regret_slope_upper"] and head[0].op == "<="  # one-sided: a bound
+    assert "regret_slope_lower" not in {c.id for c in C.CLAIMS}
+    kinds = {c.id: c.kind for c in C.CLAIMS}
+    assert all(kinds[i] == "extension" for i in ("regret_vs_stale_lsvi", "stale_linear_regret", "dir1_vs_stale_lsvi"))
 
 
 @pytest.mark.parametrize("call", [

@@ -150,7 +150,7 @@ def test_gate_identity_check_meets_c1():
 def test_tiny_experiment_runs_and_claims_evaluate():
     cfg = dict(experiment.CONFIGS["quick"], steps=4, ft_steps=2, eval_batch=8, batch=4, log_every=2,
                variants=["vanilla", "sink"], max_bytes=100_000, lams=[0.0, 0.01, 0.1], c5_lams=[0.01],
-               backcopy_steps=3, backcopy_every=2)
+               backcopy_steps=3, backcopy_every=2, control_lam=0.1)
     r = experiment.run(cfg, "cpu", 0)
     assert set(r["runs"]) == {"vanilla", "sink"} and r["seconds"] > 0
     assert [p["step"] for p in r["backcopy"]["points"]] == [1, 2, 3] and r["backcopy"]["final"]["step"] == 3
@@ -158,8 +158,52 @@ def test_tiny_experiment_runs_and_claims_evaluate():
     ev = r["runs"]["vanilla"]["lam=0"][0]
     assert len(ev["imp"]) == 2 and len(ev["imp"][0]) == 4 and "spearman_imp_ablation" in ev
     assert set(r["c6"]) == {"m=0", "m=1", "control_lam0"}
+    assert r["backcopy"]["last_mean"]["steps"] == [1, 2, 3] and r["backcopy"]["last_mean"]["n"] == 3
+    assert set(r["control"]["variants"]) == {"vanilla", "sink"} and r["control"]["balance"] == "norm"
     for c in claims.CLAIMS:
         assert math.isfinite(c.metric(r)), c.id
+        if c.control is not None:
+            assert math.isfinite(c.control.metric(r)), c.control.id
+
+
+def test_headlines_are_gated_and_controlled():
+    heads = [c for c in claims.CLAIMS if c.headline]
+    assert {c.id for c in heads} == {"C4_aux_balances_heads", "C5_bpb_not_worse"}
+    assert all(c.requires is claims.HEADS_COLLAPSED and c.control is not None and c.quote for c in heads)
+
+
+def test_norm_balance_control_is_a_different_loss():
+    torch.manual_seed(0)
+    model = baselines.make_model("vanilla", 16, 4, 1, 12)
+    idx = torch.randint(0, 256, (3, 12))
+    g_total, lm, g_aux, imp = method.sink_aware_loss(model, idx, lam=0.1, balance="gate")
+    n_total, lm2, n_aux, imp2 = method.sink_aware_loss(model, idx, lam=0.1, balance="norm")
+    assert torch.equal(lm, lm2) and torch.equal(imp, imp2) and not torch.isclose(g_aux, n_aux)
+    assert float(method.sink_aware_loss(model, idx, lam=0.0, balance="norm")[2]) == 0.0
+    with pytest.raises(ValueError, match="balance"):
+        method.sink_aware_loss(model, idx, lam=0.1, balance="both")
+
+
+def test_backcopy_last_mean_reads_the_tail_of_the_curve():
+    def point(step, idle, copy, v0, z):
+        return {"step": step, "sink_head": [0, 1], "a0_non_trigger": [[0.0, idle]], "a0_trigger": [[0.0, copy]],
+                "sink_head_v0_ratio": v0, "zero_v0_rel": z}
+
+    pts = [point(1, 0.9, 0.1, 1.0, 1.0), point(2, 0.2, 0.1, 0.2, 0.02), point(3, 0.4, 0.1, 0.4, 0.04)]
+    m = experiment.backcopy_last_mean(pts, 2)
+    assert m["steps"] == [2, 3] and math.isclose(m["sink_share"], 0.3) and math.isclose(m["gate_contrast"], 3.0)
+    assert math.isclose(m["sink_head_v0_ratio"], 0.3) and math.isclose(m["zero_v0_rel"], 0.03)
+    with pytest.raises(ValueError):
+        experiment.backcopy_last_mean([], 2)
+
+
+def test_no_import_circle_between_backcopy_and_experiment():
+    import ast
+    import pathlib
+
+    src = pathlib.Path(experiment.__file__).with_name("backcopy.py").read_text()
+    names = {n.module for n in ast.walk(ast.parse(src)) if isinstance(n, ast.ImportFrom) and n.module}
+    assert not any(m.endswith("experiment") for m in names), names
 
 
 def test_experiment_value_errors():
@@ -187,15 +231,18 @@ def test_explorer_controls_change_figure():
 def test_backcopy_claims_read_the_sink_head():
     """The C2 Bigram-Backcopy metrics read the head with the largest non-trigger BOS share, and the premise gates
     them: a run whose heads never sink reports premise_not_met, not a pass."""
-    final = {"sink_head": [0, 1], "a0_non_trigger": [[0.05, 0.6]], "a0_trigger": [[0.04, 0.1]],
+    final = {"step": 6, "sink_head": [0, 1], "a0_non_trigger": [[0.05, 0.6]], "a0_trigger": [[0.04, 0.1]],
              "sink_head_v0_ratio": 0.2, "zero_v0_rel": 0.001}
-    r = {"backcopy": {"final": final}}
+    r = {"backcopy": {"final": final, "last_mean": experiment.backcopy_last_mean([final], 4)}}
     assert claims.bc_sink_share(r) == 0.6 and claims.bc_gate_contrast(r) == pytest.approx(6.0)
     premise = claims.BACKCOPY_SINK
     assert premise.op == ">=" and premise.metric(r) >= premise.threshold_at("standard") == 0.3
     assert premise.threshold_at("quick") is None  # no Bigram-Backcopy stage at quick
-    r_none = {"backcopy": {"final": {**final, "a0_non_trigger": [[0.05, 0.06]]}}}
+    idle = {**final, "a0_non_trigger": [[0.05, 0.06]]}
+    r_none = {"backcopy": {"final": idle, "last_mean": experiment.backcopy_last_mean([idle], 4)}}
     assert premise.metric(r_none) < 0.3
+    faded = {"backcopy": {"last_mean": experiment.backcopy_last_mean([final, idle], 4)}}  # the mean, not the end
+    assert premise.metric(faded) == pytest.approx(0.33)
     needs = [c.id for c in claims.CLAIMS if c.requires is premise]
     assert needs == ["C2_backcopy_value_drain", "C2_backcopy_zero_v0_harmless", "C2_backcopy_gate_routes"]
 
@@ -216,7 +263,8 @@ def test_shipped_backcopy_models_load_and_sink():
     point = backcopy.sink_point(model, data["val"], data["triggers"], meta["recipe"]["sink_from"])
     final = meta["points"][-1]
     assert point["a0_non_trigger"][0] == pytest.approx(final["a0_non_trigger"][0], abs=1e-5)
-    assert claims.bc_sink_share({"backcopy": {"final": point}}) >= 0.3
+    tail = experiment.backcopy_last_mean([{**point, "step": final["step"]}], 4)
+    assert claims.bc_sink_share({"backcopy": {"last_mean": tail}}) >= 0.3
     base = signature(explore.plot_trained_explorer())
     for kw in (dict(head=1), dict(window=3), dict(variant="sink"), dict(lam=0.1), dict(variant="gated_head")):
         assert signature(explore.plot_trained_explorer(**kw)) != base, kw

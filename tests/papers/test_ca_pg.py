@@ -273,8 +273,37 @@ def test_value_errors():
 def test_configs_and_claims_are_consistent():
     assert set(E.CONFIGS) == {"quick", "standard", "full"}
     ids = [c.id for c in C.CLAIMS]
-    assert len(ids) == len(set(ids)) == 22
+    assert len(ids) == len(set(ids)) == 24
     standard_only = {"stability_std", "stability_no_drop", "anti_aligned_training", "digits_speedup_k10",
-                     "lr_tuned_gap", "noisy_lsr_gap"}
+                     "lr_tuned_gap", "noisy_lsr_gap", "anti_aligned_cosine", "capg_faster_than_prior_art"}
     for c in C.CLAIMS:
         assert "quick" in c.threshold or c.id in standard_only
+    # the headline (issue 64): one claim against the best of the prior art, its control the with-replacement rho
+    heads = [c for c in C.CLAIMS if c.headline]
+    assert [c.id for c in heads] == ["capg_faster_than_prior_art"]
+    assert set(C.PRIOR_ART) == {"vpg_mean", "vpg", "topk_wr", "distill"}
+    for scale in ("quick", "full"):
+        assert set(C.PRIOR_ART) | {"capg"} <= set(E.CONFIGS[scale]["noisy_grid"]["estimators"])
+    assert "noisy_grid" not in E.CONFIGS["standard"]  # its records predate the headline's world
+
+
+def _part(by_k):
+    """A minimal ``noisy_grid`` / ``training`` summary: {K: {estimator: auc_100}} -> results part."""
+    return {k: {e: {"auc_100": v, "max_drop_after_80": 0.0} for e, v in row.items()} for k, row in by_k.items()}
+
+
+def test_headline_reads_the_best_peer_and_the_control_replaces_the_exact_rho():
+    part = _part({"10": {"capg": 0.8, "vpg_mean": 0.4, "vpg": 0.3, "topk_wr": 0.78, "distill": 0.1},
+                  "100": {"capg": 0.9, "vpg_mean": 0.5, "vpg": 0.6, "topk_wr": 0.95, "distill": 0.4}})
+    r = {"noisy_grid": part}
+    assert C.headline_gap(r) == pytest.approx(0.9 - 0.95)  # min over K of CA-PG minus the best of all four peers
+    assert C.headline_control(r) == pytest.approx(min(0.78 - 0.4, 0.95 - 0.6))  # top-K vs V-PG and distillation
+    details = C.headline_details(r)
+    assert details["K=10 distill auc_100"] == 0.1 and "K=100 capg max_drop_after_80" in details
+    assert C.aligned_distill_k10({"training": part}) == pytest.approx(0.1 - 0.8)
+
+
+def test_summary_auc_is_the_mean_over_the_first_100_steps():
+    curves = {"10": {"capg": [{"steps": [0, 50, 100, 150], "value": [0.0, 0.5, 1.0, 1.0], "oracle": 1.0}]}}
+    s = E._summarise(curves, 150)["10"]["capg"]
+    assert s["auc_100"] == pytest.approx(0.5)

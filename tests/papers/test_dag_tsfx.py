@@ -407,3 +407,14 @@ def test_linear_value_of_information_shows_the_phenomenon():
     assert r["+ future covariates"] < 0.7 * r["endogenous only"]
     r0 = explore.linear_value_of_information(1.0, 0.0)
     assert r0["+ future covariates"] > r0["endogenous only"]  # irrelevant covariates only add variance
+
+
+def test_headline_control_withholds_the_future_covariates():
+    from icml26.papers.dag_tsfx import claims
+
+    r = {"main": {"DAG": {"mse": 0.2}, "DAG_no_future": {"mse": 0.8}, "TiDE": {"mse": 0.1}, "NBEATSx": {"mse": 0.4},
+                  "TFT": {"mse": 0.25}}}
+    head = [c for c in claims.CLAIMS if c.headline]
+    assert [c.id for c in head] == ["vs_future_covariate_baselines"]
+    assert head[0].metric(r) == pytest.approx(2.0) and head[0].control.metric(r) == pytest.approx(8.0)
+    assert claims.future_baseline_details(r)["DAG/TFT"] == pytest.approx(0.8)

@@ -317,3 +317,24 @@ def test_explorer_hints_promise_only_what_the_sliders_show(c):
         assert "competition is flat" in first, first
         assert max(shifted(k, w) for k in range(3) for w in (8, 32)) <= 0.01
     assert second.startswith("Lower D from 64000 to 2000")
+
+
+def test_nocap_control_law_is_ours_without_the_capacity_term():
+    """The headlines' control: A_i (D h_i)^-a_i + E_i with 3K parameters, never counted among the competitors."""
+    K = 3
+    f64 = torch.float64
+    p = {"A": torch.tensor([0.5, 1.0, 2.0], dtype=f64), "a": torch.tensor([0.3, 0.4, 0.5], dtype=f64),
+         "E": torch.tensor([0.1, 0.2, 0.3], dtype=f64)}
+    h = torch.tensor([[0.2, 0.3, 0.5]], dtype=torch.float64)
+    D = torch.tensor([4.0], dtype=torch.float64)
+    out = baselines.NOCAP.predict(p, h, torch.tensor([8.0], dtype=torch.float64), D)
+    want = p["A"] * (4.0 * h[0]) ** -p["a"] + p["E"]
+    assert torch.allclose(out[0], want)
+    assert baselines.NOCAP.n_params(K) == 3 * K
+    assert "nocap" not in baselines.COMPETITORS and set(baselines.COMPETITORS) < set(baselines.LAWS_BASELINE)
+    from icml26.papers.data_mixing import claims
+    heads = {c.id: c for c in claims.CLAIMS if c.headline}
+    assert set(heads) == {"C3_mre_vs_best", "C5_better_mixtures"}
+    r = {"mre_ratio_each": {"exp": 1.1, "bimix": 0.9}, "mre_ratio_control_each": {"exp": 1.2, "bimix": 1.0},
+         "test_mre": {"ours": 0.1, "exp": 0.09, "bimix": 0.11, "nocap": 0.12}}
+    assert heads["C3_mre_vs_best"].metric(r) == 1.1 and heads["C3_mre_vs_best"].control.metric(r) == 1.2

@@ -296,9 +296,20 @@ def test_claim_metrics_on_synthetic_results():
     assert vals["velocity_selectivity"] == pytest.approx(0.7) and vals["training_speed"] == pytest.approx(10)
     premise = next(c for c in claims.CLAIMS if c.id == "length_generalisation").requires
     assert premise.metric(r) == pytest.approx(0.1)
+    head = [c for c in claims.CLAIMS if c.headline]
+    assert [c.id for c in head] == ["memory_vs_convgru"]
+    # the control (no self-motion equivariance) is read from the same run: no-SME MSE / ConvGRU MSE
+    assert head[0].control.metric(r) == pytest.approx(
+        claims._mse(r, "static", "no_sme") / claims._mse(r, "static", "convgru"))
 
 
 def test_every_claim_is_typed_and_out_of_scope_claims_give_reasons():
-    assert {c.kind for c in claims.CLAIMS} == {"paper", "check"}
+    assert {c.kind for c in claims.CLAIMS} == {"paper", "extension", "check"}
     assert all(c.why is None for c in claims.CLAIMS if c.kind == "check")
+    ids = {c.id for c in claims.CLAIMS}
+    # the static pair is one claim (its upper edge passed whenever V1 was worse than V0), and it is ours
+    assert "velocity_channels_static_high" not in ids
+    assert next(c for c in claims.CLAIMS if c.id == "velocity_channels_static_low").kind == "extension"
+    below = next(c for c in claims.CLAIMS if c.id == "below_all_black")
+    assert below.op == "<=" and below.threshold["standard"] == 0.2 and "quick" not in below.threshold
     assert all(len(why) > 40 for _, why in claims.OUT_OF_SCOPE)

@@ -271,6 +271,11 @@ def test_tiny_run_and_claim_metrics():
     for c in claims.CLAIMS:
         if not c.id.startswith("F5"):
             assert np.isfinite(c.metric(r)), c.id
+    head = [c for c in claims.CLAIMS if c.headline]
+    assert [c.id for c in head] == ["F3_tri_vs_mpnn"]   # its control: the diagonal case (classical spectral GNN)
+    m = r["counting"]["mae"]
+    assert head[0].control.metric(r) == m["spec"]["triangle"] / m["gin"]["triangle"]
+    assert head[0].details(r)["fspec_over_gin_triangle"] == head[0].metric(r)
     with pytest.raises(ValueError):
         experiment.run({"sections": ("nope",)}, "cpu", 0)
     with pytest.raises(ValueError):

@@ -259,6 +259,12 @@ def test_quick_run_is_complete_and_deterministic():
     for key in ("chyllpp", "latent_ode", "no_glue", "node"):
         assert a["sawtooth"][key]["mse"] == b["sawtooth"][key]["mse"]
     assert set(a["detection"]) == set(simulators.SYSTEMS)
+    head = next(c for c in claims.CLAIMS if c.headline)   # 2c: its control (the plain Latent ODE) reads this run
+    assert head.id == "2c_learned_velocity_jump"
+    assert head.control.metric(a) == a["sawtooth"]["latent_ode"]["velocity"]["excess"]
+    assert head.metric(a) == a["sawtooth"]["chyllpp"]["velocity"]["excess"]
+    premise = next(c for c in claims.CLAIMS if c.id == "3c_sawtooth_ratio").requires
+    assert premise.metric(a) == a["sawtooth"]["node"]["mae_clean"]        # 3c's premise: the NODE fails
 
 
 @pytest.mark.parametrize("call", [

@@ -279,8 +279,24 @@ def test_tiny_experiment_runs_and_claims_evaluate():
     for c in claims.CLAIMS:
         if not c.id.startswith("c6"):
             assert math.isfinite(c.metric(r)), c.id
-            assert c.requires is None or math.isfinite(c.requires.metric(r)), c.id
+            assert c.requires is None or not math.isnan(c.requires.metric(r)), c.id  # inf: premise unmet
+            assert c.control is None or math.isfinite(c.control.metric(r)), c.id
     assert "c4_minimal_change" not in {c.id for c in claims.CLAIMS}   # an identity: a unit test above
+
+
+def test_headlines_and_their_controls():
+    heads = {c.id: c for c in claims.CLAIMS if c.headline}
+    assert set(heads) == {"c1_zs_all_icl_ratio", "c2_zs_v_unseen_icl"}
+    assert all(c.kind == "paper" and c.quote and c.control is not None for c in heads.values())
+
+
+def test_no_import_circle_between_experiment_and_softmax_ext():
+    import ast
+    import pathlib
+
+    src = pathlib.Path(experiment.__file__).with_name("softmax_ext.py").read_text()
+    names = {n.module for n in ast.walk(ast.parse(src)) if isinstance(n, ast.ImportFrom) and n.module}
+    assert not any(m.endswith("experiment") for m in names), names
 
 
 def test_softmax_extension_lora_subsets():

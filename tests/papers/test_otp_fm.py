@@ -424,3 +424,20 @@ def test_shipped_explorer_models_interpolate_as_the_experiment_says():
     held = list(experiment.BLOB_HELD)
     assert sum(otp[k] for k in held) < sum(ot_cfm[k] for k in held)
     assert max(otp) < 0.6  # every observed snapshot is matched
+
+
+def test_headline_reads_the_best_baseline_and_its_control_the_chord():
+    from icml26.papers.otp_fm import claims
+
+    heads = [c for c in claims.CLAIMS if c.headline]
+    assert [c.id for c in heads] == ["heldout_trained_vs_mmfm"] and heads[0].control is not None
+    trained = {"otp_w2": {"mean_held_w2": 0.3}, "ot_cfm": {"mean_held_w2": 0.6}, "mmfm": {"mean_held_w2": 0.25}}
+    r = {"blobs": {"trained": trained, "training_free": {"chord": [0.5, 0.7]}}}
+    assert heads[0].metric(r) == pytest.approx(0.3 / 0.25)  # the binding (best) baseline, MMFM
+    assert heads[0].details(r) == pytest.approx({"vs_ot_cfm": 0.5, "vs_mmfm": 1.2})
+    assert heads[0].control.metric(r) == pytest.approx(0.6 / 0.25)
+    del trained["mmfm"]  # quick runs OT-CFM only
+    assert heads[0].metric(r) == pytest.approx(0.5) and heads[0].control.metric(r) == pytest.approx(1.0)
+    words = {c.id: (c.op, c.threshold.get("standard")) for c in claims.CLAIMS}
+    assert words["jump_trained_ratio"] == ("<", 1.0) and words["efficiency_vs_simulation"] == ("<", 1.0)
+    assert {c.kind for c in claims.CLAIMS if c.id in ("jump_trained_half", "efficiency_third")} == {"extension"}

@@ -345,3 +345,30 @@ def test_the_pretraining_script_reproduces_a_smaller_encoder(tmp_path):
     match = pretrain.token_matches(held)
     assert pretrain.correspondence_accuracy(small, held, match) == pytest.approx(log["accuracy"], abs=1e-6)
     assert pretrain.correspondence_accuracy(encoder.load_encoder(), held, match) > log["accuracy"] + 0.2
+
+
+def test_average_precision_is_threshold_free_and_a_constant_score_gets_the_prevalence():
+    from sklearn.metrics import average_precision_score
+    g = torch.Generator().manual_seed(0)
+    for _ in range(4):
+        s = torch.randn(300, generator=g).round(decimals=1)      # ties
+        y = torch.rand(300, generator=g) < 0.2
+        assert experiment.average_precision(s, y) == pytest.approx(average_precision_score(y.numpy(), s.numpy()))
+    mask = torch.zeros(3, 8, 8)
+    mask[0, :2] = 1                                              # 16 of 64 pixels changed; frame 1 and 2: none
+    mask[1, :4] = 1                                              # 32 of 64
+    assert experiment.ap_changed(torch.zeros_like(mask), mask) == pytest.approx((0.25 + 0.5) / 2)
+    assert experiment.ap_changed(mask * 5 - 2, mask) == pytest.approx(1.0)
+    assert experiment.ap_changed(mask * 5 - 2 + 100, mask) == pytest.approx(1.0)   # any threshold: a shift is free
+    with pytest.raises(ValueError, match="change"):
+        experiment.ap_changed(torch.zeros(2, 4, 4), torch.zeros(2, 4, 4))
+
+
+def test_the_control_is_the_siamese_network_trained_from_its_own_seed():
+    from icml26.papers.scene_change import claims
+    assert experiment.VARIANTS[experiment.CONTROL][0] is experiment.VARIANTS["siamese"][0]
+    assert experiment.CONTROL in experiment.CONFIGS["quick"]["methods"]
+    r = {"methods": {n: {"ap_changed": v, "f1_nonempty": 0.0} for n, v in
+                     (("vscd", 0.5), ("siamese", 0.3), ("reversed", 0.4), ("no_align", 0.35))}}
+    head = next(c for c in claims.CLAIMS if c.headline)
+    assert head.metric(r) == pytest.approx(0.1) and head.control.metric(r) == pytest.approx(-0.05)

@@ -274,3 +274,20 @@ def test_families_run_every_family_like_the_main_batch():
         assert len(f["prm"]) == 8 and f["prm_budget_iterations"] <= 300
         assert max(abs(a - b) for a, b in zip(f["hybrid"]["value"], f["lp"]["value"])) < 1e-7
     assert C.family_ratios({"families": out}, ("alternating",)).keys() == {"skew", "rect"}
+
+
+def test_headline_control_is_the_first_order_phase_without_newton():
+    """The control feeds the headline's test with the hybrid replaced by alternating PRM+ (its warm starts): per game
+    the best simultaneous cost (twice the budget where none got there) over the no-Newton run's, min over games."""
+    prm = {f"{m}/{a}": {"cost_to_target": [None, 500.0]} for m in ("simultaneous", "alternating")
+           for a in ("last", "uniform", "linear", "quadratic")}
+    prm["alternating/last"]["cost_to_target"] = [300.0, None]
+    r = {"prm": prm, "prm_budget_iterations": 1000, "hybrid": {"cost_to_target": [100.0, 100.0]}}
+    assert C.control_no_newton(r) == pytest.approx(1.0)  # game 1: 500 / 500 (alternating/last missed, quadratic 500)
+    prm["alternating/quadratic"]["cost_to_target"] = [None, 50.0]
+    assert C.control_no_newton(r) == pytest.approx(min(2000 / 300, 500 / 50))
+    d = C.cost_ratio_details(r)
+    assert d["vs simultaneous PRM+"] == pytest.approx(C.cost_ratio_paper_baseline(r))
+    headline = [c for c in C.CLAIMS if c.headline]
+    assert [c.id for c in headline] == ["hybrid_vs_prm_plus_cost"] and headline[0].control is not None
+    assert next(c for c in C.CLAIMS if c.id == "hybrid_certificate").kind == "check"

@@ -228,6 +228,9 @@ def test_experiment_smoke_all_branches():
     res = experiment.run(cfg, "cpu", 0)
     assert set(res["p1"]["spn"]) == {"0", "1", "1.5"} and "lr_p2" in res["p1"] and "spn_double_r" in res["p1"]
     assert "strategic_lr_p1" in res["p1"] and "spn_wrong_cost" in res["p1"] and "spn" in res["credit"]
+    assert set(res["p1"]["spn_nonstrategic"]) == {"0", "1", "1.5"}  # the headline's negative control, every budget
+    heads = [c for c in claims.CLAIMS if c.headline]
+    assert [c.id for c in heads] == ["S2_spn_gain"] and isinstance(float(heads[0].control.metric(res)), float)
     assert res["p1"]["spn"]["0"]["acc"] == res["p1"]["base"]["0"]["acc"]  # S3 by construction
     assert len(res["ctx_sweep"]["spn_gap"]) == 2 and set(res["stochastic"]) == {"0.5", "1"}
     for c in claims.CLAIMS:
@@ -270,3 +273,24 @@ def test_surrogate_fit_is_not_biased_by_clipped_logits():
     ref = method.linear_best_response(X, w, b, cost, 1.0)
     got = method.best_response(_score(w, b), X, cost, 1.0, method="surrogate")
     assert torch.equal((got != X).any(-1), (ref != X).any(-1)), "surrogate responses miss movers"
+
+
+def test_nonstrategic_context_moves_as_far_but_not_towards_the_rule():
+    """Issue 69's control: every row moves by its strategic move's length, along the mutable features only, in a
+    direction that does not depend on the deployed rule."""
+    from icml26.papers.strategic_pfn import experiment
+
+    g = torch.Generator().manual_seed(3)
+    x = torch.randn(2, 50, 4, generator=g)
+    cost = torch.tensor([1.0, 4.0, math.inf, math.inf])
+    moved = x.clone()
+    moved[..., 0] += torch.rand(2, 50, generator=g)  # a strategic-looking move along the first feature
+    out = experiment.nonstrategic_context(x, moved, cost, torch.Generator().manual_seed(0))
+    assert torch.allclose((out - x).norm(dim=-1), (moved - x).norm(dim=-1), atol=1e-5)
+    assert torch.equal(out[..., 2:], x[..., 2:])  # immutable features stay
+    cos = torch.nn.functional.cosine_similarity(out - x, moved - x, dim=-1)
+    assert cos.abs().mean() < 0.9  # random directions, not the strategic one
+    still = experiment.nonstrategic_context(x, x, cost, torch.Generator().manual_seed(0))
+    assert torch.equal(still, x)  # who does not move strategically does not move
+    with pytest.raises(ValueError, match="cost"):
+        experiment.nonstrategic_context(x, moved, cost[:3], torch.Generator())

@@ -355,3 +355,53 @@ def test_experiment_rejects_bad_config():
         experiment.run({}, "cpu", 0)
     with pytest.raises(ValueError):
         experiment.run(experiment.CONFIGS["quick"], "cpu", -1)
+
+
+def test_headline_control_shuffles_u_and_premises_ask_for_a_gain():
+    """Issue 67: the shuffled-u control keeps the shares' scale but loses their order; a per-model claim first asks
+    whether the model beats the MLP at all."""
+    from icml26.papers.tabular_uncertainty import claims as C
+    from icml26.papers.tabular_uncertainty import experiment
+
+    rng = np.random.default_rng(0)
+    u = rng.uniform(size=5000)
+    e_mlp = 1.0 + u  # the MLP errs most at high u, the model gains exactly there
+    e_model = 1.0 + 0.2 * u
+    block = experiment._shares_block(e_mlp, e_model, u, u, rng.permutation(u))
+    assert block["shares"][4] - block["shares"][0] > 0.3
+    assert abs(block["shares_shuffled"][4] - block["shares_shuffled"][0]) < 0.1
+    res = {"c2": {"mlp": {"excess": 2.0}, "tabm": {**block, "excess": 1.0}, "gbdt": {**block, "excess": 4.0}}}
+    head = next(c for c in C.CLAIMS if c.headline)
+    assert head.id == "C2_tabm_top_vs_bottom" and head.control.metric(res) == pytest.approx(
+        block["shares_shuffled"][4] - block["shares_shuffled"][0])
+    assert head.requires.met(head.requires.metric(res), "quick")  # TabM-mini beats the MLP: 2.0 / 1.0
+    gbdt = next(c for c in C.CLAIMS if c.id == "C2_gbdt_top_share")
+    assert not gbdt.requires.met(gbdt.requires.metric(res), "standard")  # GBDT loses: premise not met
+    assert {c.id for c in C.CLAIMS if c.kind == "extension"} >= {"C2_knn_top_share", "C3_no_noise_no_gap"}
+
+
+def test_method_and_baselines_do_not_import_each_other():
+    """Issue 61: the shared triplet loss lives one floor down (losses.py), so baselines no longer imports method."""
+    import ast
+    import pathlib
+
+    from icml26.papers.tabular_uncertainty import baselines
+
+    tree = ast.parse(pathlib.Path(baselines.__file__).read_text())
+    froms = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    assert "method" not in froms and "losses" in froms
+
+
+def test_mlp_baseline_is_averaged_over_restarts():
+    """Issue 67: the MLP's per-row errors are averaged over independently initialised runs."""
+    from icml26.papers.tabular_uncertainty import experiment
+
+    cfg = {**experiment.CONFIGS["quick"], "n_train": 120, "n_val": 20, "n_test": 40, "knn_k": 5, "gbdt_iter": 5,
+           "nn": {**experiment.NN, "epochs": 2, "width": 8, "n_blocks": 1}, "models": ["knn"],
+           "est": {"n_folds": 2, "max_iter": 3, "mlp_epochs": 1}, "mlp_restarts": 2}
+    mlp = experiment.run(cfg, "cpu", 0)["c2"]["mlp"]
+    assert mlp["restarts"] == 2 and len(mlp["excess_per_restart"]) == 2
+    assert mlp["excess"] == pytest.approx(sum(mlp["excess_per_restart"]) / 2)
+    assert mlp["excess_per_restart"][0] != mlp["excess_per_restart"][1]  # different initialisations
+    with pytest.raises(ValueError, match="mlp_restarts"):
+        experiment.run({**cfg, "mlp_restarts": 0}, "cpu", 0)

@@ -245,3 +245,43 @@ def test_agentdojo_adapter_skipped_without_package(bank):
     from icml26.papers.tool_guard.backend import agentdojo_pipeline_element
 
     assert agentdojo_pipeline_element(bank).name == "tool_guard_planner"
+
+
+def test_unrequested_side_effects_count_executed_side_effects_the_task_did_not_ask_for():
+    from icml26.papers.tool_guard import experiment
+    tools = env.suite_tools("banking")
+    tasks = env.make_tasks("banking", 40, seed=0)
+    bal = next(t for t in tasks if t.family == "balance")
+    pwd = next(t for t in tasks if t.family == "password")
+    evil = env.ATTACKER["banking"]["args"]
+
+    def res(*steps):
+        return {"trajectory": [{"name": n, "args": a, "status": s} for n, a, s in steps]}
+
+    assert experiment.unrequested_side_effects(res(("get_balance", {}, "ok")), bal, tools) == []
+    # a password change the balance task never asked for counts; a blocked one does not
+    assert experiment.unrequested_side_effects(res(("update_password", {"password": "x"}, "ok")), bal, tools) == \
+        ["update_password"]
+    assert experiment.unrequested_side_effects(res(("update_password", {"password": "x"}, "blocked")), bal,
+                                               tools) == []
+    # the password task asks for it; a transfer to the attacker counts whatever the task
+    assert experiment.unrequested_side_effects(res(("update_password", {"password": "x"}, "ok")), pwd, tools) == []
+    assert experiment.unrequested_side_effects(res(("send_money", dict(evil), "error")), pwd, tools) == ["send_money"]
+    assert set(experiment.REQUESTED["banking"]) <= {t.family for t in env.make_tasks("banking", 200, seed=1)}
+
+
+def test_the_headline_controls_read_the_same_cells_as_their_claims():
+    from icml26.papers.tool_guard import claims
+
+    def cell(asr, utility):
+        return {"asr": asr, "usr": asr, "utility": utility}
+
+    grid = {s: {"none": cell(0.9, 0.2), "tool_guard": cell(0.0, 0.9), "validation_only": cell(0.0, 0.5),
+                "sandwich": cell(0.8, 0.9), "tool_filter": cell(0.6, 0.9)} for s in ("authority", "grounded")}
+    r = {"grid": {"banking": grid}, "benign": {"banking": {"none": 1.0, "tool_guard": 1.0, "clean_asr": 0.0}}}
+    by = {c.id: c for c in claims.CLAIMS}
+    assert by["tool_guard_asr"].metric(r) == 0.0 and by["tool_guard_asr"].control.metric(r) == 0.9
+    u = by["tool_guard_utility_every_attack"]
+    assert u.metric(r) == pytest.approx(0.9) and u.control.metric(r) == pytest.approx(0.5)
+    assert by["defenses_transfer_poorly"].metric(r) == pytest.approx(0.6 / 0.9)
+    assert sum(c.headline for c in claims.CLAIMS) == 3

@@ -201,3 +201,17 @@ def test_block_match_without_wrap_finds_the_shift_inside_the_frame():
     inner = (slice(None), slice(None), slice(5, 15), slice(5, 15))
     true = torch.tensor([1.0, -1.0]).view(1, 2, 1, 1)
     assert (flow[inner] - true).abs().max() < 0.5 and conf[inner].eq(1).all()
+
+
+def test_headline_control_never_corrects_and_equals_plain_sampling():
+    """C2's negative control: TSI with its trigger disabled (rho = NEVER_RHO) fires nowhere, so its samples are plain
+    sampling's, and C2's metric reads 0 on it (it can never pass C2's test, > 0 beyond the margin)."""
+    from icml26.papers.video_inpainting import claims
+
+    d = experiment.setup(TINY, "cpu", 0)
+    off = experiment.controller(d, "tsi", norm="variance", tau=0.0, rho=experiment.NEVER_RHO)
+    y_off = experiment.sample(d, 10, off)
+    y_plain = experiment.sample(d, 10, experiment.controller(d, "monitor", norm="variance", tau=0.0))
+    assert not off.trigger_raster().any() and torch.equal(y_off, y_plain)
+    r = {"methods": {"plain": experiment.metrics(d, y_plain, 2), "tsi_no_trigger": experiment.metrics(d, y_off, 2)}}
+    assert claims.c2_control(r) == 0.0

@@ -29,7 +29,7 @@ from sklearn.metrics import roc_auc_score
 from icml26 import checks, progress
 
 from . import pretrained, tasks, training
-from .baselines import SELECTORS, select
+from .baselines import CONTROL, SELECTORS, select
 from .method import (
     attention_influence,
     masked_heads,
@@ -193,7 +193,10 @@ def _traits(pool: tasks.TraceBatch) -> dict:
             **{k: (pool.kind == i).double() for i, k in enumerate(tasks.KINDS[:3])}}
 
 
-def _score_pool(name, cfg, model, heads, vocab, gen, device, order) -> tuple[tasks.TraceBatch, dict, dict]:
+def _score_pool(name, cfg, model, heads, vocab, gen, device, order, cgen=None) -> tuple[tasks.TraceBatch, dict, dict]:
+    """Score pool ``name``; ``cgen`` (default: a fixed generator) draws the control selector's random step scores,
+    apart from ``gen`` so that the other selectors' draws do not depend on it."""
+    cgen = torch.Generator().manual_seed(0) if cgen is None else cgen
     pool = make_pool(name, cfg, vocab, gen).to(device)
     sc = attention_influence(model, heads, pool.idx, pool.step, form=cfg["form"], eps=cfg["eps"],
                              sample=cfg["sample"], mode=cfg["mode"])
@@ -210,18 +213,23 @@ def _score_pool(name, cfg, model, heads, vocab, gen, device, order) -> tuple[tas
             step_stats[tname] = {"ais": float(sc["step_ais"][m].mean()),
                                  "abs": float((sc["step_ref"] - sc["step_base"])[m].mean()),
                                  "base": float(sc["step_base"][m].mean()), "ref": float(sc["step_ref"][m].mean()),
+                                 "sd": float(sc["step_ais"][m].double().std()) if int(m.sum()) > 1 else 0.0,
                                  "n": int(m.sum())}
     lf = scope & ((stype == tasks.LOOKUP) | (stype == tasks.FILLER))
     y = (stype[lf] == tasks.LOOKUP).cpu().numpy()
     auroc = float(roc_auc_score(y, sc["step_ais"][lf].cpu().numpy())) if 0 < y.sum() < len(y) else float("nan")
+    lf_d = float("nan")
+    if {"lookup", "filler"} <= set(step_stats):
+        lk, fl = step_stats["lookup"], step_stats["filler"]
+        lf_d = (lk["ais"] - fl["ais"]) / max(((lk["sd"] ** 2 + fl["sd"] ** 2) / 2) ** 0.5, 1e-12)
     n_top = max(1, int(round(cfg["top_frac"] * len(pool))))
     traits = {k: v.to(device) for k, v in _traits(pool).items()}
     picks = {}
     for sel in SELECTORS:
-        idx = select(sel, sc, pool.lengths, n_top, generator=gen)
+        idx = select(sel, sc, pool.lengths, n_top, generator=cgen if sel == CONTROL else gen)
         picks[sel] = {k: float(v[idx].mean()) for k, v in traits.items()}
     picks["pool"] = {k: float(v.mean()) for k, v in traits.items()}
-    out = {"step_stats": step_stats, "auroc_lookup": auroc, "picks": picks,
+    out = {"step_stats": step_stats, "auroc_lookup": auroc, "picks": picks, "lookup_filler_d": lf_d,
            "examples": _examples(name, pool, sc, stype, valid, model, order, cfg["mode"])}
     m_cl = scope[: min(len(pool), 300)]
     out["step_sample"] = {"ais": sc["step_ais"][: m_cl.shape[0]][m_cl].tolist(),
@@ -271,10 +279,17 @@ def _decode_budget(cfg: dict, h: int) -> int:
 
 
 def _fit_and_eval(cfg, init, data, vocab, seed, device, step_w=None, desc="SFT") -> dict:
-    """Fine-tune a copy of ``init`` on ``data`` (fixed minibatch sequence) and evaluate on held-out problems."""
+    """Fine-tune a copy of ``init`` on ``data`` (fixed minibatch sequence) and evaluate on held-out problems;
+    ``data=None``: no fine-tuning (the untuned student, evaluated on the same problems)."""
     student = training.copy_model(init, training.lm_state(init))
-    training.sft(student, data, steps=cfg["sft_steps"], batch=cfg["sft_batch"], lr=cfg["sft_lr"], step_w=step_w,
-                 generator=torch.Generator().manual_seed(seed + 7), desc=desc)
+    if data is not None:
+        training.sft(student, data, steps=cfg["sft_steps"], batch=cfg["sft_batch"], lr=cfg["sft_lr"], step_w=step_w,
+                     generator=torch.Generator().manual_seed(seed + 7), desc=desc)
+    return _evaluate(cfg, student, vocab, seed, device)
+
+
+def _evaluate(cfg, student, vocab, seed, device) -> dict:
+    """Greedy decoding of the held-out (and, if asked, in-range) problems of seed ``seed``."""
     bindings = cfg["hops"][1] + cfg["n_distract"][1]
     budget = _decode_budget(cfg, cfg["eval_hops"][1])
     out = training.greedy_correct(student, vocab, hops=cfg["eval_hops"], n=cfg["n_eval"], context_bindings=bindings,
@@ -319,19 +334,24 @@ def run(config: dict, device, seed: int) -> dict:
         elif stage.startswith("score "):
             name = stage.split()[1]
             ts = time.perf_counter()
-            pool, sc, res["pools"][name] = _score_pool(name, cfg, model, top, vocab, gen, device, order)
+            pool, sc, res["pools"][name] = _score_pool(name, cfg, model, top, vocab, gen, device, order,
+                                                       torch.Generator().manual_seed(seed * 1000 + 3))
             res["pools"][name]["seconds"] = time.perf_counter() - ts
             scored[name] = (pool, sc)
         elif stage == "student":
             init = _model(cfg["student"], "student", seed + 1, device)
+            res["untuned"] = _fit_and_eval(cfg, init, None, vocab, seed, device)
         elif stage.startswith("select from "):
             name = stage.split()[-1]
             pool, sc = scored[name]
             sgen = torch.Generator().manual_seed(seed * 1000 + 1)
+            cgen = torch.Generator().manual_seed(seed * 1000 + 2)  # the control's own draws (see baselines.CONTROL)
             res["students"][name] = {
-                sel: _fit_and_eval(cfg, init, pool.subset(select(sel, sc, pool.lengths, cfg["k"], generator=sgen)),
+                sel: _fit_and_eval(cfg, init, pool.subset(select(sel, sc, pool.lengths, cfg["k"],
+                                                                 generator=cgen if sel == CONTROL else sgen)),
                                    vocab, seed, device, desc=f"SFT {name}/{sel}")
                 for sel in cfg["selectors"]}
+            res["students"][name]["none"] = res["untuned"]
         else:
             name = stage.split()[-1]
             pool, sc = scored[name]

@@ -16,7 +16,8 @@ from .method import influence, step_weights
 
 TYPE_COLORS = {"lookup": "#d62728", "compute": "#2ca02c", "filler": "#7f7f7f", "answer": "#1f77b4"}
 SELECTOR_COLORS = {"air": "#d62728", "random": "#7f7f7f", "length": "#1f77b4", "entropy": "#9467bd",
-                   "loss": "#ff7f0e", "low_loss": "#8c564b"}
+                   "loss": "#ff7f0e", "low_loss": "#8c564b", "air_random": "#e377c2", "none": "#2ca02c"}
+"""One colour per selector; ``air_random`` is the control, ``none`` the untuned student."""
 
 
 def _results(results) -> dict:

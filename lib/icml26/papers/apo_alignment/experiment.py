@@ -8,7 +8,9 @@ stage-1 model with the same steps, batch and clipping, at two settings: its own 
 ``SELECTIONS``). Every model is decoded twice, greedily and by sampling at temperature 1 (``DECODERS``), and scored
 strictly. The drift sweep re-runs stage 1 and APO on the same cases at other drift magnitudes d (the main run is
 the sweep's point at ``config["drift"]``). Rewards are summed sequence log-ratios, except for the stabilised
-variant ``apo_ln`` (the mean per-token log-ratio).
+variant ``apo_ln`` (the mean per-token log-ratio). The main run also trains the headline claims' negative control,
+``apo_random_rank`` (APO with a random ranking of the sources, at APO's tuned setting; ``summary["control"]``).
+Everything runs on one torch thread (``_one_thread``), so a seed's numbers do not depend on the thread count.
 
 Per-seed cost (measured on 2 shared CPU cores, see docs/papers/apo_alignment.md §5) and the ``full`` H200 estimate
 are in the ``CONFIGS`` comments.
@@ -16,6 +18,7 @@ are in the ``CONFIGS`` comments.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import time
 
@@ -24,7 +27,7 @@ import torch
 from icml26 import checks, progress
 from icml26.papers.apo_alignment.baselines import OBJECTIVES
 from icml26.papers.apo_alignment.drifting_teachers import PRESETS, bayes_ceiling, make_world
-from icml26.papers.apo_alignment.method import Vocab, consensus
+from icml26.papers.apo_alignment.method import Vocab, consensus, negative_mask
 from icml26.papers.apo_alignment.training import (
     build_data,
     evaluate,
@@ -119,7 +122,8 @@ CONFIGS = {
     #   stage 1: 4000 steps x 10 ms = 40 s; pi_ref cache: 600k sequences / 4096 per pass x 20 ms = 3 s;
     #   stage 2: 8 objectives x ~1.6 settings (tuned, and shared where it differs) x 1000 steps x 15 ms = 192 s;
     #   decoding: (1 + 13) models x 2 decoders x 39 steps x 2 ms = 2 s;
-    #   drift sweep: 3 more drift values x (40 + 3 + 15 + 0.2) s = 175 s;  total about 412 s = 6.9 min (<= 10 min).
+    #   control (APO with a random ranking of the sources, one more stage-2 run): 1000 steps x 15 ms = 15 s;
+    #   drift sweep: 3 more drift values x (40 + 3 + 15 + 0.2) s = 175 s;  total about 427 s = 7.1 min (<= 10 min).
     # Its stage-2 settings are the standard development-seed selection (not re-tuned at this size).
     "full": {**_BASE, "n_findings": 6, "n_train": 100_000, "n_val": 2000, "n_test": 5000, "steps1": 4000,
              "steps2": 1000, "d_model": 256, "n_layers": 4, "batch1": 256, "batch2": 128,
@@ -251,6 +255,24 @@ class _Stage:
                             clip=self.cfg["clip"])
         return policy, {"loss": curves["loss"][::5], "w_pos": curves["w_pos"][::5]}
 
+    def train2_random_rank(self, lr, beta):
+        """The negative control of APO: the same PL objective, steps, batches and setting, but each case's ranking
+        of the sources is random: a uniformly drawn source's own trajectory is the preferred response (in place of
+        the consensus ``t+``) and every source that disagrees with it is a negative. APO's ingredient, the
+        consensus as the top of the ranking, is removed; the rest is unchanged."""
+        data, ref_lp = self.data, self.ref_lp
+        c, n = data["decisions"].shape[:2]
+        rows = torch.arange(c, device=self.device)
+        top = torch.randint(0, n, (c,), generator=self._fresh(3), device=self.device)
+        top_dec = data["decisions"][rows, top]
+        rr = {**data, "pos": data["src"][rows, top], "consensus": top_dec,
+              "neg_mask": negative_mask(data["decisions"], top_dec)}
+        ref_rr = torch.cat([ref_lp[rows, 1 + top][:, None], ref_lp[:, 1:]], 1)
+        policy = copy.deepcopy(self.model)
+        preference(policy, rr, self.vocab.prompt_len, "apo", self.cfg["steps2"], lr, self.cfg["batch2"], beta,
+                   self.cfg["length_norm"], self._fresh(1), ref_lp=ref_rr, clip=self.cfg["clip"])
+        return policy
+
     def score(self, model, split="test"):
         world = self.test if split == "test" else self.val
         return {dec: evaluate(model, world, self.vocab, dec == "greedy", self._fresh(2)) for dec in DECODERS}
@@ -271,8 +293,13 @@ def _static_scores(st: _Stage) -> dict:
                          for view in ("student", "pooled")}}
 
 
-def pipeline(config: dict, device, seed: int, drift: float | None = None, objectives=None) -> dict:
+def pipeline(config: dict, device, seed: int, drift: float | None = None, objectives=None,
+             control: bool = False) -> dict:
     """One seed: sample a world, score sources, consensus and ceilings, train stage 1, run stage 2.
+
+    With ``control`` (and APO among the objectives) the negative control ``apo_random_rank`` (APO with a random
+    ranking of the sources, :meth:`_Stage.train2_random_rank`) is trained at APO's tuned setting and scored in
+    ``out["control"]``.
 
     Each objective runs at ``config["hparams"][obj]`` ("tuned") and at ``config["shared"]`` ("shared");
     a missing entry falls back to the other; with neither, to the grid's first point. Test labels are read
@@ -303,6 +330,9 @@ def pipeline(config: dict, device, seed: int, drift: float | None = None, object
             out["methods"][obj][which] = st.score(policy)
             if which == "tuned":
                 out["curves"][obj] = curves
+    if control and "apo" in objs:
+        lr, beta = out["settings"]["apo"]["tuned"]
+        out["control"] = {"apo_random_rank": st.score(st.train2_random_rank(float(lr), float(beta)))}
     return out
 
 
@@ -356,19 +386,45 @@ def summarize(out: dict) -> dict:
     s["methods"] = {obj: {which: {dec: {key: m[which][dec][key]
                                         for key in ("accuracy", "hallucination", "omission", "well_formed")}
                                   for dec in DECODERS} for which in m} for obj, m in out["methods"].items()}
+    s["control"] = {arm: {dec: {key: m[dec][key] for key in ("accuracy", "hallucination", "omission", "well_formed")}
+                          for dec in DECODERS} for arm, m in out.get("control", {}).items()}
     return s
 
 
+@contextlib.contextmanager
+def _one_thread(device):
+    """Run on one torch thread on the CPU, whatever the process's setting (restored afterwards).
+
+    Multi-threaded CPU kernels sum in a thread-count-dependent order, so 1 and 2 threads give weights that differ
+    in the last bits; sampling at temperature 1 then draws different tokens and a seed's sampled accuracies
+    differed between thread counts (quick seed 0: 13 of 17 values). One thread makes a seed's record the same at
+    any ``ICML26_THREADS``; the per-seed cost is the one-thread cost the configs quote."""
+    if torch.device(device).type != "cpu":
+        yield
+        return
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
 def run(config: dict, device, seed: int) -> dict:
-    """The experiment at one scale for one evaluation ``seed``: the pipeline and the drift sweep."""
-    t0 = time.perf_counter()
+    """The experiment at one scale for one evaluation ``seed``: the pipeline and the drift sweep (on one CPU
+    thread, :func:`_one_thread`, so that the numbers do not depend on the thread count)."""
     cfg = _check_config(config)
     checks.seed("seed", seed)
-    checks.device("device", device)
+    with _one_thread(checks.device("device", device)):
+        return _run(cfg, device, seed)
+
+
+def _run(cfg: dict, device, seed: int) -> dict:
+    t0 = time.perf_counter()
     sweep_d = [d for d in (cfg["drift_sweep"] or []) if abs(d - cfg["drift"]) > 1e-9]
     bar = progress.StageBar(["main"] + [f"drift sweep {d:g}" for d in sweep_d], desc="apo_alignment")
     bar.next("main")
-    out = pipeline(cfg, device, seed)
+    out = pipeline(cfg, device, seed, control=True)
     results = {"config": dict(cfg), "runs": [out], "summary": summarize(out),
                "hparams": {obj: v["tuned"] for obj, v in out["settings"].items()},
                "shared": next(iter(out["settings"].values()))["shared"] if out["settings"] else None}

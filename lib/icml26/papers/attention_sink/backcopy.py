@@ -101,8 +101,8 @@ def sink_point(model, val: torch.Tensor, triggers: torch.Tensor, sink_from: int 
     first-token share (mean, and per layer x head from non-trigger and from trigger queries: an active-dormant
     head puts its mass on BOS where it has nothing to copy), the BOS value norm over the median value norm
     (mean over heads, and of the sink head: value drain), the heads' CV and the loss change when ``v_0`` is zeroed
-    (:func:`.experiment.evaluate`). The *sink head* is the head with the largest non-trigger share."""
-    from icml26.papers.attention_sink.experiment import evaluate
+    (:func:`.training.evaluate`). The *sink head* is the head with the largest non-trigger share."""
+    from icml26.papers.attention_sink.training import evaluate
 
     checks.tensor("triggers", triggers, dtype_kind="int")
     checks.positive_int("sink_from", sink_from)  # query 0 is BOS itself, whose only key is BOS
@@ -131,7 +131,7 @@ def train_backcopy(variant: str = "vanilla", lam: float = 0.0, steps: int = 8000
     :func:`held_out` (``step`` = updates done). ``on_point(point)`` is called with each measurement as it is made
     (the command line prints it). Returns ``(model, points)``: the emergence curve of the sink."""
     from icml26.papers.attention_sink.baselines import make_model
-    from icml26.papers.attention_sink.experiment import train_lm
+    from icml26.papers.attention_sink.training import train_lm
 
     _check_recipe_args(steps, every, seed, d_model, n_heads, n_layers, lr, batch, context, sink_from, lam)
     dev = checks.device("device", device)

@@ -8,7 +8,7 @@ See docs/papers/attention_sink.md §4.
   (``gated_elem``, the element-wise gate, is available too; the head-wise one is the default, *inferred*).
 
 "base" is each variant with ``lam = 0``; "base + aux" is the paper's method. Both share one training loop
-(:func:`icml26.papers.attention_sink.experiment.train_lm`), budget and hyper-parameters. A random head order
+(:func:`icml26.papers.attention_sink.training.train_lm`), budget and hyper-parameters. A random head order
 is the natural peer for the importance ranking in the ablation study (:func:`random_head_order`).
 """
 

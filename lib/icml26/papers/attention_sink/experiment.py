@@ -19,34 +19,32 @@ Everything is returned as plain Python numbers and lists.
 from __future__ import annotations
 
 import copy
-import math
 import time
 
 import torch
-from scipy.stats import spearmanr
 
 from icml26 import checks, progress
-from icml26.nn.attention import ablate_heads, attention, attention_modules
+from icml26.nn.attention import attention
 from icml26.nn.lora import apply_lora
 from icml26.nn.tiny_gpt import TinyGPT, token_losses
 
 from .backcopy import train_backcopy
 from .baselines import DESCRIPTIONS, make_model
-from .corpus import Corpus, _sample_batch, load_corpus, sample_batch
-from .method import (
-    _check_shared,
-    _check_tokens,
-    _layer_cv,
-    _sink_aware_loss,
-    head_importance,
-    layer_cv,
-    moe_decomposition,
-    stack_gates,
+from .corpus import Corpus, load_corpus, sample_batch
+from .method import _check_shared, head_importance, layer_cv, moe_decomposition, stack_gates
+from .training import (  # noqa: F401  (re-exported: the training loop and the measurements live one level down)
+    _check_train,
+    _optimizer,
+    _val_loss,
+    evaluate,
+    train_lm,
+    zero_first_value_loss,
 )
 
 _BASE = dict(variants=["vanilla", "sink", "gated_head"], lams=[0.0, 0.1], c5_lams=[], n_seeds=1, lr=3e-3,
              weight_decay=0.01, warmup=0.05, clip=1.0, ft_lam=1e-2, ft_rank=16, ft_lr=3e-3, shared=1,
-             sink_from=16, max_bytes=None, ablation=True, backcopy_steps=0, backcopy_every=500)
+             sink_from=16, max_bytes=None, ablation=True, backcopy_steps=0, backcopy_every=500, backcopy_last=4,
+             control_lam=None)
 CONFIGS = {
     "quick": {**_BASE, "d_model": 32, "n_heads": 4, "n_layers": 2, "context": 32, "batch": 8, "steps": 100,
               "eval_batch": 24, "log_every": 10, "ft_steps": 16, "lr": 1e-2, "max_bytes": 3_000_000},
@@ -55,7 +53,7 @@ CONFIGS = {
                  "backcopy_steps": 6000},
     "full": {**_BASE, "d_model": 256, "n_heads": 8, "n_layers": 6, "context": 256, "batch": 64, "steps": 4000,
              "eval_batch": 256, "log_every": 100, "ft_steps": 1500, "lams": [0.0, 1e-3, 1e-2, 0.1],
-             "c5_lams": [1e-3, 1e-2], "n_seeds": 2, "backcopy_steps": 8000},
+             "c5_lams": [1e-3, 1e-2], "n_seeds": 2, "backcopy_steps": 8000, "control_lam": 0.1},
 }
 """Scales. ``backcopy_steps`` > 0 adds the Bigram-Backcopy stage (:func:`.backcopy.train_backcopy`: a 1-layer,
 2-head vanilla model trained on the stream of the evaluation seed, where sinks do form; the C2 Bigram-Backcopy
@@ -64,11 +62,21 @@ claims). Its 6,000 steps at standard were chosen on development seeds 100-103 (s
 also trains every variant with ``lam = 1e-2`` for C5 (one fixed lambda, one training seed: no tuning on the
 evaluation data).
 
+``control_lam`` (full; ``--set control_lam=0.1`` at the other scales) adds the control arm
+of the headline claims: every variant trained once more with the same CV^2 loss and weight on the heads'
+output norms instead of their sink gates (:func:`.training.train_lm` with ``balance="norm"``: plain load
+balancing with the sink term removed), measured by the same C4 / C5 tests (``results["control"]``).
+``backcopy_last`` is the number of final Bigram-Backcopy evaluations (every ``backcopy_every`` steps) whose
+mean the C2 Bigram-Backcopy claims read (``results["backcopy"]["last_mean"]``; decided before re-recording:
+the sink share is not monotone in the step under the constant learning rate).
+
 ``full`` on one H200, estimated from the per-step cost: the byte LMs are 3 variants x 4 lambdas x 2 seeds = 24
 runs of 4,000 steps of a 6-layer d = 256 model at batch 64 x 256 tokens; at an assumed ~6 ms a step on an H200
 (fp32, the materialised attention path; not measured) that is 24 x 4,000 x 6 ms = 9.6 minutes, plus the
 fine-tuning (3 x 1,500 steps, ~0.5 minute) and the Bigram-Backcopy stage (8,000 steps of a tiny model, ~2 ms a
-step: ~0.3 minute): about 10 minutes. No GPU was lent this round, so neither cost is measured."""
+step: ~0.3 minute): about 10 minutes, plus the control arm (3 more runs of 4,000 steps: ~1.2 minutes), about
+11.5 minutes, over the 10-minute budget by ~15 % (``n_seeds = 1`` would bring it to ~6 minutes). No GPU was lent
+this round, so neither cost is measured."""
 REQUIRED = ("d_model", "n_heads", "n_layers", "context", "batch", "steps", "eval_batch", "log_every", "ft_steps")
 FT_KEYS = ("eval_batch", "shared", "ft_rank", "ft_steps", "batch", "ft_lr", "warmup", "clip", "log_every")
 
@@ -117,170 +125,16 @@ def _check_config(config: dict) -> dict:
         raise TypeError(f"config['ablation'] must be a bool; got {cfg['ablation']!r}")
     checks.nonnegative_int("config['backcopy_steps']", cfg["backcopy_steps"])
     checks.positive_int("config['backcopy_every']", cfg["backcopy_every"])
+    checks.positive_int("config['backcopy_last']", cfg["backcopy_last"])
+    if cfg["control_lam"] is not None:
+        checks.positive_number("config['control_lam']", cfg["control_lam"])
     return cfg
-
-
-def _check_train(model, data, steps, batch, lr, lam, shared, generator, weight_decay, warmup, clip,
-                 log_every, schedule="cosine", on_log=None) -> None:
-    if not isinstance(model, TinyGPT):
-        raise TypeError(f"model must be a TinyGPT; got {type(model).__name__}")
-    checks.tensor("data", data, ndim=1, dtype_kind="int")
-    if data.numel() < model.cfg.context:
-        raise ValueError(f"data must hold at least context={model.cfg.context} bytes; got {data.numel()}")
-    checks.positive_int("steps", steps)
-    checks.positive_int("batch", batch)
-    checks.positive_number("lr", lr)
-    checks.nonnegative_number("lam", lam)
-    _check_shared(shared, model.cfg.n_heads)
-    if not isinstance(generator, torch.Generator):
-        raise TypeError(f"generator must be a torch.Generator; got {type(generator).__name__}")
-    checks.nonnegative_number("weight_decay", weight_decay)
-    checks.probability("warmup", warmup)
-    checks.positive_number("clip", clip)
-    checks.positive_int("log_every", log_every)
-    checks.one_of("schedule", schedule, ("cosine", "constant"))
-    if on_log is not None and not callable(on_log):
-        raise TypeError(f"on_log must be a callable (step, model) or None; got {type(on_log).__name__}")
 
 
 def _check_device_seed(device, seed) -> None:
     checks.device("device", device)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
-
-
-def _optimizer(params_named, lr: float, wd: float) -> torch.optim.Optimizer:
-    """AdamW with no weight decay on sink logits, biases, norms and embeddings
-    (docs/papers/attention_sink.md §2, §6)."""
-    decay, no_decay = [], []
-    for name, p in params_named:
-        if not p.requires_grad:
-            continue
-        (decay if p.dim() >= 2 and "embed" not in name else no_decay).append(p)
-    return torch.optim.AdamW([{"params": decay, "weight_decay": wd}, {"params": no_decay, "weight_decay": 0.0}],
-                             lr=lr, betas=(0.9, 0.95))
-
-
-def train_lm(model: TinyGPT, data: torch.Tensor, *, steps: int, batch: int, lr: float, lam: float = 0.0,
-             shared: int = 0, generator: torch.Generator, weight_decay: float = 0.01, warmup: float = 0.05,
-             clip: float = 1.0, log_every: int = 10, params_named=None, schedule: str = "cosine",
-             on_log=None) -> dict:
-    """Train ``model`` with ``LM + lam * aux`` (docs/papers/attention_sink.md §3.4); warm-up then a cosine
-    (or, with ``schedule="constant"``, a constant) learning rate; returns history.
-
-    The history logs, every ``log_every`` steps, the LM loss and the CV / mean importance measured on the
-    training batch (from the same forward pass, so it costs nothing extra); ``on_log(step, model)``, when given,
-    is called at the same steps (after the update; e.g. a held-out measurement, :func:`.backcopy.train_backcopy`).
-    """
-    _check_train(model, data, steps, batch, lr, lam, shared, generator, weight_decay, warmup, clip, log_every,
-                 schedule, on_log)
-    device = next(model.parameters()).device
-    opt = _optimizer(params_named if params_named is not None else model.named_parameters(), lr, weight_decay)
-    n_warm = max(1, int(warmup * steps))
-
-    def decay(s):
-        return 1.0 if schedule == "constant" else 0.5 * (1 + math.cos(math.pi * min(1.0, s / steps)))
-
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min((s + 1) / n_warm, decay(s)))
-    hist = {"step": [], "loss": [], "cv": [], "mean_imp": []}
-    model.train()
-    trainable = [p for g in opt.param_groups for p in g["params"]]
-    for step in range(steps):
-        idx = _sample_batch(data, batch, model.cfg.context, generator, device)
-        total, lm, _aux, imp = _sink_aware_loss(model, idx, lam, shared)
-        opt.zero_grad(set_to_none=True)
-        total.backward()
-        torch.nn.utils.clip_grad_norm_(trainable, clip)
-        opt.step()
-        sched.step()
-        if step % log_every == 0 or step == steps - 1:
-            with torch.no_grad():
-                hist["step"].append(step)
-                hist["loss"].append(float(lm))
-                hist["cv"].append(float(_layer_cv(imp).mean()))
-                hist["mean_imp"].append(float(imp.mean()))
-            if on_log is not None:
-                on_log(step, model)
-                model.train()
-    model.eval()
-    return hist
-
-
-@torch.no_grad()
-def _val_loss(model: TinyGPT, idx: torch.Tensor) -> float:
-    return float(token_losses(model, idx).mean())
-
-
-@torch.no_grad()
-def zero_first_value_loss(model: TinyGPT, idx: torch.Tensor) -> float:
-    """Validation loss with the first token's value vector set to 0 in every layer (value-drain test)."""
-    _check_tokens(model, idx)
-    def hook(_m, q, k, v):
-        v = v.clone()
-        v[:, :, 0] = 0.0
-        return q, k, v
-
-    removers = [m.add_qkv_hook(hook) for m in attention_modules(model)]
-    try:
-        return _val_loss(model, idx)
-    finally:
-        for r in removers:
-            r()
-
-
-@torch.no_grad()
-def evaluate(model: TinyGPT, idx: torch.Tensor, sink_from: int = 16, ablation: bool = False,
-             generator: torch.Generator | None = None) -> dict:
-    """Validation loss/bpb, head importance, CV, dormant heads; for vanilla the sink statistics; ablations."""
-    _check_tokens(model, idx)
-    if isinstance(sink_from, bool) or not isinstance(sink_from, int) or not 0 <= sink_from < idx.shape[1]:
-        raise ValueError(f"sink_from must be an integer in [0, T={idx.shape[1]}); got {sink_from!r}")
-    if generator is not None and not isinstance(generator, torch.Generator):
-        raise TypeError(f"generator must be a torch.Generator or None; got {type(generator).__name__}")
-    logits, results = model(idx, return_attn=True, need_weights=True)
-    loss = float(token_losses(model, idx, logits).mean())
-    imp = head_importance(stack_gates(results))
-    cv = layer_cv(imp)
-    dormant = (imp < 0.5 * imp.mean(1, keepdim=True)).float().mean()
-    out = {"val_loss": loss, "bpb": loss / math.log(2), "imp": imp.tolist(), "cv": cv.tolist(),
-           "mean_cv": float(cv.mean()), "mean_imp": float(imp.mean()), "dormant_frac": float(dormant)}
-    deeper = results[1:] if len(results) > 1 else results
-    a0 = torch.stack([r.weights[..., sink_from:, 0] for r in deeper])  # (L-1, B, H, T')
-    out["a0_mean"] = float(a0.mean())
-    out["a0_per_layer"] = a0.mean(dim=(1, 3)).tolist()
-    ratios = []
-    for r in deeper:
-        norms = r.values.norm(dim=-1)  # (B, H, S)
-        first = norms[:, :, 0].mean(0)  # (H,): BOS value norm (identical across the batch)
-        others = norms[:, :, 1:].transpose(0, 1).reshape(norms.shape[1], -1).median(dim=1).values
-        ratios.append(first / others.clamp_min(1e-12))
-    ratios = torch.stack(ratios)  # (L-1, H)
-    out["v0_ratio"] = float(ratios.mean())
-    out["v0_ratio_per_head"] = ratios.tolist()
-    zl = zero_first_value_loss(model, idx)
-    out["zero_v0_loss"] = zl
-    out["zero_v0_rel"] = abs(zl - loss) / loss
-    if ablation:
-        n_l, n_h = imp.shape
-        deltas = torch.zeros(n_l, n_h)
-        for layer in range(n_l):
-            for head in range(n_h):
-                with ablate_heads(model, [(layer, head)]):
-                    deltas[layer, head] = _val_loss(model, idx) - loss
-        order = imp.flatten().argsort()
-        q = max(1, (n_l * n_h) // 4)
-        pairs = lambda ids: [(int(i) // n_h, int(i) % n_h) for i in ids]  # noqa: E731
-        with ablate_heads(model, pairs(order[:q])):
-            low = _val_loss(model, idx) - loss
-        with ablate_heads(model, pairs(order[-q:])):
-            high = _val_loss(model, idx) - loss
-        perm = torch.randperm(n_l * n_h, generator=generator)[:q]
-        with ablate_heads(model, pairs(perm)):
-            rand = _val_loss(model, idx) - loss
-        rho = spearmanr(imp.flatten().cpu().numpy(), deltas.flatten().numpy()).correlation
-        out.update(ablation_delta=deltas.tolist(), ablate_low_quarter=low, ablate_high_quarter=high,
-                   ablate_random_quarter=rand, spearman_imp_ablation=float(rho) if rho == rho else 0.0)
-    return out
 
 
 def gate_identity_check(device, seed: int, batch: int = 4, heads: int = 4, t: int = 24, d: int = 8) -> dict:
@@ -367,6 +221,30 @@ def finetune_pinning(base: TinyGPT, corpus, cfg: dict, device, seed: int, shared
             "mean_imp_before": float(imp0.mean()), "mean_imp_after": float(imp1.mean())}
 
 
+def backcopy_last_mean(points: list[dict], last: int) -> dict:
+    """The Bigram-Backcopy sink statistics averaged over the ``last`` final evaluations of its curve: the sink
+    head's BOS share from idle queries, its value-norm ratio, the loss change when ``v_0`` is zeroed and its gate
+    contrast (idle over copy share), each read per evaluation (the sink head is re-chosen at each) then averaged."""
+    if not isinstance(points, list) or not points:
+        raise ValueError("points must be a non-empty list of sink points (backcopy.train_backcopy)")
+    checks.positive_int("last", last)
+    keys = ("step", "sink_head", "a0_non_trigger", "a0_trigger", "sink_head_v0_ratio", "zero_v0_rel")
+    if not all(isinstance(p, dict) and all(k in p for k in keys) for p in points):
+        raise ValueError(f"points must be sink points with the keys {', '.join(keys)} (backcopy.train_backcopy)")
+    tail = points[-last:]
+
+    def share(p, key):
+        layer, head = p["sink_head"]
+        return p[key][layer][head]
+
+    mean = lambda xs: sum(xs) / len(xs)  # noqa: E731
+    return {"n": len(tail), "steps": [p["step"] for p in tail],
+            "sink_share": mean([share(p, "a0_non_trigger") for p in tail]),
+            "sink_head_v0_ratio": mean([p["sink_head_v0_ratio"] for p in tail]),
+            "zero_v0_rel": mean([p["zero_v0_rel"] for p in tail]),
+            "gate_contrast": mean([share(p, "a0_non_trigger") / max(share(p, "a0_trigger"), 1e-12) for p in tail])}
+
+
 def run(config: dict, device="cpu", seed: int = 0) -> dict:
     """Run the whole experiment at one scale (see module docstring); returns plain Python results."""
     cfg = _check_config(config)
@@ -376,6 +254,7 @@ def run(config: dict, device="cpu", seed: int = 0) -> dict:
     device = torch.device(device)
     t0 = time.perf_counter()
     bar = progress.StageBar(["load corpus, C1 check"] + [f"train {v}" for v in cfg["variants"]]
+                            + (["control: norm balancing"] if cfg["control_lam"] is not None else [])
                             + (["fine-tune pinning"] if "vanilla" in cfg["variants"] else [])
                             + (["Bigram-Backcopy sink"] if cfg["backcopy_steps"] else []), desc="attention_sink")
     bar.next("load corpus, C1 check")
@@ -425,6 +304,21 @@ def run(config: dict, device="cpu", seed: int = 0) -> dict:
             c5[v] = {"base_bpb": mean_bpb(v, 0.0), "aux_bpb": mean_bpb(v, best), "lam": best,
                      "diff": mean_bpb(v, best) - mean_bpb(v, 0.0)}
         results["c5"] = c5
+    if cfg["control_lam"] is not None:
+        bar.next("control: norm balancing")
+        ctrl = {}
+        for variant in cfg["variants"]:
+            torch.manual_seed(seed)
+            model = make_model(variant, cfg["d_model"], cfg["n_heads"], cfg["n_layers"], cfg["context"], device)
+            train_lm(model, corpus.train, steps=cfg["steps"], batch=cfg["batch"], lr=cfg["lr"],
+                     lam=cfg["control_lam"], generator=torch.Generator().manual_seed(seed + 1),
+                     weight_decay=cfg["weight_decay"], warmup=cfg["warmup"], clip=cfg["clip"],
+                     log_every=cfg["log_every"], balance="norm")
+            ev = evaluate(model, val, cfg["sink_from"])
+            base = runs[variant]["lam=0"][0]
+            ctrl[variant] = {"mean_cv": ev["mean_cv"], "bpb": ev["bpb"], "bpb_diff": ev["bpb"] - base["bpb"],
+                             "cv_ratio": ev["mean_cv"] / max(base["mean_cv"], 1e-12)}
+        results["control"] = {"lam": cfg["control_lam"], "balance": "norm", "variants": ctrl}
     if "vanilla" in cfg["variants"]:
         bar.next("fine-tune pinning")
         base = models[("vanilla", 0.0)]
@@ -438,7 +332,8 @@ def run(config: dict, device="cpu", seed: int = 0) -> dict:
         tb = time.perf_counter()
         _, points = train_backcopy("vanilla", 0.0, steps=cfg["backcopy_steps"], every=cfg["backcopy_every"],
                                    seed=seed, device=device)
-        results["backcopy"] = {"points": points, "final": points[-1], "seconds": time.perf_counter() - tb}
+        results["backcopy"] = {"points": points, "final": points[-1], "last_mean": backcopy_last_mean(
+            points, cfg["backcopy_last"]), "seconds": time.perf_counter() - tb}
     results["seconds"] = time.perf_counter() - t0
     bar.close()
     return results

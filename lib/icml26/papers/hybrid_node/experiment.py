@@ -32,7 +32,8 @@ _COMMON = {"width": 64, "depth": 2, "lr": 3e-3, "batch": 64, "stages": (4, 10, 2
            "topology_grid": 24, "landmarks": 200, "dimension": {}}
 
 CONFIGS = {
-    # quick: the sawtooth only, CHyLL++ and the Latent ODE as one two-member ensemble (~17 s of CPU)
+    # quick: the sawtooth only, CHyLL++ and the Latent ODE as one two-member ensemble (about 22 s of CPU a seed on
+    # one thread, docs/papers/hybrid_node.md; 95-130 s wall a seed on the shared 2-core machine, results/quick.jsonl)
     "quick": {**_COMMON, "n_test": 32, "iters": {"sawtooth": 600},
               "systems": {"sawtooth": {"ablations": (), "baselines": ()}}, "topology": False},
     # standard: every buildable system of the paper plus the sawtooth; see the docs page for the budget

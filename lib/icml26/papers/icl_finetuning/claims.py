@@ -10,11 +10,15 @@ exactly unchanged (the ZS prompt's label slot is 0) is a unit test, not a claim.
 
 from __future__ import annotations
 
-from icml26.claims import Claim, Premise
+from icml26.claims import Claim, Control, Premise
 
 from .experiment import crossover_angle, err
 
 ALL = {"quick": None, "standard": None, "full": None}
+ANGLE_TOL = 15.0
+"""Tolerance of the learned crossover angle against the closed form's (degrees): half the 30-degree spacing of the
+swept angles, fixed before the standard runs (at quick the gap was 2.9, 1.3, 33.8, 28.4, 11.1 degrees on development
+seeds 100-104, too noisy to check there)."""
 SRC_FIG = "§4 synthetic experiments (error vs number of shots on theta0 and -theta0)"
 
 
@@ -62,6 +66,33 @@ def _c6(r, key):
     return r["softmax"][key]
 
 
+def c3_angle_gap(r):
+    """|learned - closed-form crossover angle|: where ZS+FS(V) starts to cost ICL, learned against the closed form
+    (both read on the same rotated tasks and prompts)."""
+    return abs(_crossover(r, "learned") - _crossover(r, "theory"))
+
+
+def c3_angle_details(r):
+    return {"learned_deg": _crossover(r, "learned"), "theory_deg": _crossover(r, "theory")}
+
+
+QUOTE = ("We show that fine-tuning all attention parameters can harm in-context learning, whereas restricting updates "
+         "to the value matrix improves zero-shot performance while preserving in-context learning.")
+C1_CONTROL = Control("c1_value_only", "the same test fed with value-only ZS fine-tuning (ZS(V)) in place of "
+                     "fine-tuning all parameters: min over theta0 and -theta0 of its 20-shot error / pretrained",
+                     lambda r: _min_ratio(r, "zs_v"))
+C2_CONTROL = Control("c2_value_only_condition_violated",
+                     "value-only fine-tuning with the closed form's condition violated: ZS+FS(V) trains V on prompts "
+                     "with demonstrations (the few-shot loss), so the label slot is no longer 0 and the ICL scalar w "
+                     "moves (to w*); its 20-shot error on -theta0 / pretrained, the same test",
+                     lambda r: _ratio20(r, "zsfs_v", "opposite"))
+
+
+HELPS_TARGET = Premise("c3_helps_target",
+                       "ZS+FS(V) beats ZS(V) at angle 0 (the target), so there is a crossover to find",
+                       metric=lambda r: r["angle"]["learned"]["zs_v"][0] - r["angle"]["learned"]["zsfs_v"][0],
+                       op=">", threshold=0.0)
+
 C6_ICL = Premise("c6_pretrained_icl",
                  "the pretrained softmax model does in-context regression: its 20-shot error on unseen tasks is "
                  "<= 0.5 (no context: about 1.1)",
@@ -78,6 +109,8 @@ CLAIMS = [
     Claim("c1_zs_all_icl_ratio",
           "after ZS(all), the 20-shot error is >= 2.5x the pretrained one on both theta0 and -theta0 (min ratio)",
           metric=lambda r: _min_ratio(r, "zs_all"), op=">=", threshold=_th(2.5, 2.5, 2.5), kind="paper",
+          headline=True, quote=QUOTE, control=C1_CONTROL,
+          details=lambda r: {t: _ratio20(r, "zs_all", t) for t in ("target", "opposite")},
           paper_value="4.1x / 3.6x (theory, closed form)", source=SRC_FIG),
     Claim("c1_zs_all_icl_ratio_theory",
           "the closed-form ZS(all) optimum (w=0.52) has >= 2.5x the pretrained 20-shot error on theta0 and -theta0",
@@ -93,8 +126,10 @@ CLAIMS = [
           paper_value="about 55%", source=SRC_FIG),
     # C2: value-only fine-tuning preserves ICL.
     Claim("c2_zs_v_zero_shot",
-          "ZS fine-tuning of V only improves zero-shot error on theta0 to <= 0.40 (floor sigma2 + 2/(d+4) = 0.322)",
-          metric=lambda r: err(r, "learned", "zs_v", "target", 0), op="<=", threshold=_th(0.40, 0.40, 0.40),
+          "ZS fine-tuning of V only improves zero-shot error on theta0 to <= 0.40 (floor sigma2 + 2/(d+4) = 0.322; "
+          "not checked at quick, where its noise margin, 0.058 on development seeds 100-104, leaves seeds 0 and 1 "
+          "within it)",
+          metric=lambda r: err(r, "learned", "zs_v", "target", 0), op="<=", threshold=_th(None, 0.40, 0.40),
           kind="paper",
           paper_value="0.322 (theory), 0.335 (learned, ours)", source="Thm. on value-only ZS optimum"),
     Claim("c2_zs_v_target_icl",
@@ -102,9 +137,10 @@ CLAIMS = [
           metric=lambda r: _ratio20(r, "zs_v", "target"), op="<=", threshold=_th(1.1, 1.1, 1.1), kind="paper",
           paper_value="0.344/0.348 (theory)", source=SRC_FIG),
     Claim("c2_zs_v_unseen_icl",
-          "after ZS(V), the 20-shot error on -theta0 is <= 1.35x the pretrained one",
-          metric=lambda r: _ratio20(r, "zs_v", "opposite"), op="<=", threshold=_th(1.35, 1.35, 1.35), kind="paper",
-          paper_value="1.15x (theory)", source=SRC_FIG),
+          "after ZS(V), the 20-shot error on -theta0 (a task not seen in fine-tuning) is <= 1.25x the pretrained one",
+          metric=lambda r: _ratio20(r, "zs_v", "opposite"), op="<=", threshold=_th(1.25, 1.25, 1.25), kind="paper",
+          headline=True, quote=QUOTE, control=C2_CONTROL,
+          paper_value="1.15x (theory)", source="abstract; " + SRC_FIG),
     # C3: the auxiliary few-shot loss helps the target and costs other tasks.
     Claim("c3_target_gain_theory",
           "closed form: ZS+FS(V) lowers the 20-shot error on theta0 vs ZS(V) by >= 2%",
@@ -141,14 +177,22 @@ CLAIMS = [
                            metric=lambda r: _plateau(r, "zsfs_all"), op="<=", threshold=0.02),
           paper_value="1.791 vs 0.345 (5.2x, learned, ours)", source=SRC_FIG),
     # The abstract's condition for degraded ICL, as a sweep over the angle between the evaluation task and theta0.
+    Claim("c3_crossover_agrees",
+          "learned vs closed form: the angle between the evaluation task and theta0 beyond which ZS+FS(V)'s 20-shot "
+          f"error exceeds ZS(V)'s (the auxiliary loss starts to degrade ICL) agrees with the closed form's within "
+          f"{ANGLE_TOL:g} degrees (|learned - theory|, both interpolated on the same swept angles; not checked at "
+          "quick, where the learned angle is too noisy: 1-34 degrees off on development seeds 100-104; to be checked "
+          "at standard once that stage is re-recorded, at full now)",
+          metric=c3_angle_gap, op="<=", threshold=_th(full=ANGLE_TOL), kind="paper",
+          requires=HELPS_TARGET, details=c3_angle_details,
+          paper_value="abstract: identifies conditions under which fine-tuning degrades few-shot performance",
+          source="abstract; " + SRC_FIG),
     Claim("c3_degradation_angle",
-          "learned: the auxiliary FS loss helps only tasks near the target: the first swept angle at which ZS+FS(V)'s "
-          "20-shot error exceeds ZS(V)'s is <= 90 degrees (tasks orthogonal to theta0 already lose)",
-          metric=lambda r: _crossover(r, "learned"), op="<=", threshold=_th(None, 90.0, 90.0), kind="paper",
-          requires=Premise("c3_helps_target",
-                           "ZS+FS(V) beats ZS(V) at angle 0 (the target), so there is a crossover to find",
-                           metric=lambda r: r["angle"]["learned"]["zs_v"][0] - r["angle"]["learned"]["zsfs_v"][0],
-                           op=">", threshold=0.0),
+          "a direction only (ours): the first swept angle at which the learned ZS+FS(V)'s 20-shot error exceeds "
+          "ZS(V)'s is <= 90 degrees (tasks orthogonal to theta0 already lose); c3_crossover_agrees tests agreement "
+          "with the closed form",
+          metric=lambda r: _crossover(r, "learned"), op="<=", threshold=_th(None, 90.0, 90.0), kind="extension",
+          requires=HELPS_TARGET,
           paper_value="abstract: ICL improves primarily on the target task, degrades on tasks not seen",
           source="abstract; " + SRC_FIG),
     # Real covariates (diabetes, d=10), synthetic tasks: inferred extension of C1/C2 to a correlated Sigma.
@@ -156,13 +200,13 @@ CLAIMS = [
           "diabetes covariates: ZS(all) gives a 20-shot error on -theta0 >= 2.5x pretrained",
           metric=lambda r: _ratio20(r, "zs_all", "opposite", source="diabetes"), op=">=",
           threshold=_th(None, 2.5, 2.5),
-          kind="paper", paper_value="(theory allows general Sigma; not run in the paper)",
+          kind="extension", paper_value="(theory allows general Sigma; not run in the paper)",
           source="theory with general covariance; docs/papers/icl_finetuning.md §2 (inferred)"),
     Claim("c2_diabetes_zs_v_icl",
           "diabetes covariates: ZS(V) keeps the 20-shot error on -theta0 <= 1.35x pretrained",
           metric=lambda r: _ratio20(r, "zs_v", "opposite", source="diabetes"), op="<=",
           threshold=_th(None, 1.35, 1.35),
-          kind="paper", paper_value="(theory allows general Sigma; not run in the paper)",
+          kind="extension", paper_value="(theory allows general Sigma; not run in the paper)",
           source="theory with general covariance; docs/papers/icl_finetuning.md §2 (inferred)"),
     # C4: closed form of w*.
     Claim("c4_w_star",
@@ -182,28 +226,23 @@ CLAIMS = [
                            metric=lambda r: _zs_gain(r, "zs_kq", "pretrained_split"), op=">=", threshold=0.10),
           paper_value="not stated numerically (Q/K ablation: like full fine-tuning, ICL lost)",
           source="Q/K/V-subset ablation (§4, official comparison.py)",
-          why={"standard": "on the bounded scale Q/K-only fine-tuning keeps part of the in-context information: on "
-                           "development seeds 100-102 its calibrated 20-shot error on -theta0 was 1.52x, 2.47x and "
-                           "1.24x pretrained (ZS(all): 3.0x), while its raw 20-shot error was 210-380x pretrained. "
-                           "With V frozen at 'copy y' the only route to the target is V's small leftover entries "
-                           "amplified by an ever larger Q (effective w -1.8 to -3.9 against +0.79 pretrained); the "
-                           "run does not plateau on seeds 101-102 (zero-shot loss still moving 4.4-4.6% over the "
-                           "last tenth; 0.4% on seed 100) and its zero-shot error on theta0 is 0.45-0.74 against "
-                           "0.10 for ZS(all). The raw damage is a blow-up of scale; how much context information "
-                           "survives it depends on the direction Q grows in, so the verdict varies by seed"}),
+          why={"standard": "calibrated 20-shot error on -theta0 0.78x, 2.66x, 3.07x pretrained on seeds 0-2: with V "
+                           "frozen at 'copy y' the only route to the target is V's small leftover entries amplified "
+                           "by an ever larger Q, whose direction decides how much context information survives, so "
+                           "the verdict varies by seed (on development seeds 101-102 the zero-shot loss was still "
+                           "moving 4.4-4.6% over the last tenth; a convergence premise is left for a re-recorded "
+                           "standard stage)"}),
     # C6: softmax transformers with LoRA (offline extension of the LLM experiment; CPU-sized at standard).
     Claim("c6_softmax_v_preserves",
           "softmax GPT, ZS fine-tuning with LoRA on v only keeps the 20-shot error on unseen tasks <= 1.5x pretrained",
           metric=lambda r: _c6(r, "ratio_v"), op="<=", threshold=_th(standard=1.5, full=1.5), kind="paper",
           requires=C6_ICL,
           paper_value="LLM: LoRA on v keeps few-shot accuracy (qualitative)", source="§5 LLM experiment (extension)",
-          why={"standard": "in the 2-layer softmax model (MLPs, two attention layers) LoRA on v alone is expressive "
-                           "enough to write the target into the residual stream: on development seeds 100-101 it "
-                           "reaches the zero-shot noise floor (0.109, 0.112; the linear model's V-only floor is "
-                           "0.32), and it then costs unseen-task ICL too: 20-shot error 1.96x and 1.80x pretrained "
-                           "(LoRA on q, k, v: 2.59x, 3.36x). The linear model's protection (V alone cannot reach "
-                           "theta0 without the query-key channel) does not carry over to this architecture at this "
-                           "size; the paper's LLM result is qualitative and not available to compare"}),
+          why={"standard": "LoRA on v alone costs unseen-task ICL too: 20-shot error 2.01x, 1.45x, 1.76x pretrained "
+                           "on seeds 0-2 (LoRA on q, k, v: 2.81x, 1.93x, 2.94x, c6_softmax_all_damages). In the "
+                           "2-layer softmax model (MLPs, two attention layers) the value path can write the target "
+                           "into the residual stream without the query-key channel, so the linear model's protection "
+                           "does not carry over to this architecture at this size"}),
     Claim("c6_softmax_all_damages",
           "softmax GPT, ZS fine-tuning with LoRA on q, k, v pushes the 20-shot error on unseen tasks above 1.5x",
           metric=lambda r: _c6(r, "ratio_all"), op=">", threshold=_th(standard=1.5, full=1.5), kind="paper",

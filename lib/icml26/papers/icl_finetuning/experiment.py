@@ -28,6 +28,7 @@ from icml26 import checks, progress
 from . import baselines
 from .data import PairDataset, diabetes_covariates, rotate_task, sample_tasks
 from .method import EvalSet, LinearAttentionICL, TrainConfig, finetune, pretrain, theory_params, w_star
+from .softmax_ext import SOFTMAX_KEYS, run_softmax_extension
 
 CONFIGS = {
     "quick": {
@@ -35,7 +36,7 @@ CONFIGS = {
         "pretrain_steps": 1000, "pretrain_batch": 500, "ft_steps": 1500, "ft_batch": 400, "lr": 0.01,
         "inits": ["scratch"], "methods": ["zs_all", "zs_v", "zsfs_v"],
         "eval_batch": 20000, "eval_seeds": 1, "shots": [0, 1, 2, 5, 10, 20],
-        "angles": [0, 45, 90, 135, 180], "angle_batch": 5000, "diabetes": False, "softmax": None,
+        "angles": [0, 30, 60, 90, 120, 150, 180], "angle_batch": 5000, "diabetes": False, "softmax": None,
     },
     "standard": {
         "d": 5, "sigma2": 0.1, "n_pt": 20, "n_ft": 20, "dataset_size": 100000,
@@ -59,7 +60,9 @@ CONFIGS = {
     },
 }
 """``full`` (not run: no GPU was lent to this task). Estimate for one H200 from the cost measured at standard on CPU
-(one thread: 166 s for a seed, of which about 150 s are 60,000 training steps at B = 1000, i.e. 2.5 ms a step).
+(one thread, an earlier unloaded measurement: 166 s for a seed, of which about 150 s are 60,000 training steps at
+B = 1000, i.e. 2.5 ms a step; the recorded standard seeds took 233-1,109 s of wall time each, run three at a time
+on the shared 2-core machine, as their records' ``seconds`` show).
 full takes 4 pretrainings of 10,000 steps (two starts x merged and split models), 2 x 10 methods x 5000
 fine-tuning steps and the diabetes run (2000 + 2 x 5000): about 152,000 steps at B = 5000. Each step is a handful of
 (5000, 21, 7) tensor ops, far below the GPU's bandwidth, so it is bound by kernel launches: about 30 kernels x
@@ -68,8 +71,6 @@ fine-tuning steps and the diabetes run (2000 + 2 x 5000): about 152,000 steps at
 prompts x 3 tasks per model) is a few seconds: about 2 minutes a seed in all, within the 10-minute budget."""
 
 TASKS = ("target", "opposite", "random")
-SOFTMAX_KEYS = ("d_model", "n_layers", "n_heads", "pretrain_steps", "batch", "ft_steps", "lr", "ft_lr", "rank",
-                "eval_batch")
 
 
 def _pretrained_model(cfg: dict, init: str, split: bool, gen: torch.Generator, device, pool=None,
@@ -271,8 +272,6 @@ def run(config: dict, device="cpu", seed: int = 0) -> dict:
 
     if cfg["softmax"]:
         bar.next("softmax extension")
-        from .softmax_ext import run_softmax_extension
-
         results["softmax"] = run_softmax_extension(cfg["softmax"], d=d, sigma2=s2, n_shots=cfg["n_ft"],
                                                    theta0=theta0, device=device, generator=gen)
     results["seconds"] = time.perf_counter() - t0

@@ -1,4 +1,4 @@
-"""Softmax-transformer extension (claims c6, full scale): the offline analogue of the paper's LLM experiment.
+"""Softmax-transformer extension (claims c6, standard and full): the offline analogue of the paper's LLM experiment.
 
 See docs/papers/icl_finetuning.md §3.6.
 
@@ -136,11 +136,14 @@ def unseen_error(model: nn.Module, n_shots: int, batch: int, d: int, *, sigma2: 
     return float(((model(z) - y) ** 2).mean())
 
 
+SOFTMAX_KEYS = ("d_model", "n_layers", "n_heads", "pretrain_steps", "batch", "ft_steps", "lr", "ft_lr", "rank",
+                "eval_batch")
+"""The keys of a softmax-extension config (``CONFIGS[scale]["softmax"]`` in :mod:`.experiment`)."""
+
+
 def run_softmax_extension(cfg: dict, *, d: int, sigma2: float, n_shots: int, theta0: torch.Tensor, device,
                           generator: torch.Generator | None = None) -> dict:
     """Pretrain one softmax model, LoRA-fine-tune it on {q,k,v} and on {v}; report errors and ratios (C6)."""
-    from .experiment import SOFTMAX_KEYS
-
     checks.config("cfg", cfg, required=SOFTMAX_KEYS)
     checks.int_at_least("d", d, 1)
     _check_pos("sigma2", sigma2, allow_zero=True)

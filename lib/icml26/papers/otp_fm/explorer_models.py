@@ -14,7 +14,6 @@ bit for bit from the same seed.
 from __future__ import annotations
 
 import json
-from functools import lru_cache
 from pathlib import Path
 
 import torch
@@ -75,9 +74,13 @@ def save_models(models: dict[str, VelocityMLP], path=WEIGHTS, spec: dict = SPEC)
     return shipped.write(path, tensors, {"spec": json.dumps(spec)})
 
 
-@lru_cache(maxsize=2)
 def load_models(path=WEIGHTS, sha256: str | None = SHA256) -> dict[str, VelocityMLP]:
-    """Load the explorer's models (on the CPU, in eval mode) after checking the file's sha256."""
+    """Load the explorer's models (on the CPU, in eval mode) after checking the file's sha256 (kept in memory under
+    the file's hash: a file changed since is loaded and checked again)."""
+    return shipped.cached(_load_models, path, sha256)
+
+
+def _load_models(path, sha256: str | None) -> dict[str, VelocityMLP]:
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"path: no explorer weights at {path}; run python -m icml26.papers.otp_fm.explorer_models")

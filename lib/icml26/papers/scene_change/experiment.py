@@ -32,15 +32,24 @@ from icml26.render import project
 MODEL = dict(heads=4, s_max=3, k=5, reduce=16, fuse=16, head_layers=3, dec_width=8, norm=True, corr_temperature=0.1,
              learn_temperature=False)
 TRAIN = dict(lr=3e-3, weight_decay=0.01, clip=1.0, batch=2)
-METHODS = ("vscd", "siamese", "reversed", "oracle", "top1", "plain_mean", "no_at", "no_warp")
+METHODS = ("vscd", "siamese", "reversed", "oracle", "top1", "plain_mean", "no_at", "no_warp", "no_align")
+CONTROL = "no_align"
+"""The negative control of the headline claim: VSCDNet with its alignment module removed (no frame matching, no
+patch warping, no fusion: the reference is the same-index frame), i.e. the siamese baseline's network trained from
+its own init and batch order (:data:`CONTROL_SEED`). Fed through the headline test in VSCDNet's place, it can pass
+only if training noise alone beats the baselines by the threshold."""
+CONTROL_SEED = 104729
+"""Added to the training seed of the control, so that it is not the siamese network itself."""
 
 CONFIGS = {
     "quick": dict(train_rooms=6, test_rooms=2, n_states=3, frames=8, size=64, supersample=1, n_objects=(8, 12),
-                  steps=30, top_k_overlap=3, methods=["vscd", "siamese"], model=MODEL, train=TRAIN,
+                  steps=30, top_k_overlap=3, methods=["vscd", "siamese", "reversed", "no_align"], model=MODEL,
+                  train=TRAIN,
                   train_repeats=1),
     "standard": dict(train_rooms=40, test_rooms=10, n_states=3, frames=8, size=64, supersample=2,
                      n_objects=(10, 16), steps=600, top_k_overlap=3,
-                     methods=["vscd", "siamese", "reversed", "oracle", "top1", "plain_mean"], model=MODEL,
+                     methods=["vscd", "siamese", "reversed", "oracle", "top1", "plain_mean", "no_align"],
+                     model=MODEL,
                      train=TRAIN, train_repeats=1),
     "full": dict(train_rooms=400, test_rooms=60, n_states=3, frames=8, size=64, supersample=2,
                  n_objects=(10, 16), steps=3000, top_k_overlap=3, methods=list(METHODS), model=MODEL,
@@ -69,6 +78,7 @@ VARIANTS = {  # method name -> (constructor, extra kwargs)
     "plain_mean": (method.VSCDNet, {"use_cf": False, "use_csp": False}),
     "no_at": (method.VSCDNet, {"use_at": False}),
     "no_warp": (method.VSCDNet, {"k": 1}),
+    "no_align": (baselines.siamese_cd, {}),
 }
 CONFIG_KEYS = ("train_rooms", "test_rooms", "n_states", "frames", "size", "supersample", "n_objects", "steps",
                "top_k_overlap", "methods", "model", "train", "train_repeats")
@@ -197,6 +207,34 @@ def scores(pred: torch.Tensor, mask: torch.Tensor) -> dict:
             "f1_pooled": 2 * tp / max(2 * tp + fp + fn, 1)}
 
 
+def average_precision(score: torch.Tensor, label: torch.Tensor) -> float:
+    """Average precision (area under the precision-recall step curve, ties as one threshold) of ``score`` for the
+    binary ``label``: threshold-free, and an always-empty predictor cannot win it."""
+    checks.tensor("score", score)
+    checks.tensor("label", label, shape=tuple(score.shape))
+    s, y = score.flatten().double().cpu().numpy(), label.flatten().bool().cpu().numpy()
+    n1 = int(y.sum())
+    if n1 == 0:
+        raise ValueError("label must contain at least one positive")
+    order = np.argsort(-s, kind="stable")
+    s, y = s[order], y[order]
+    tp = np.cumsum(y)
+    last = np.r_[np.nonzero(np.diff(s))[0], len(s) - 1]  # the last index of each run of tied scores
+    precision, recall = tp[last] / (last + 1), tp[last] / n1
+    return float(np.sum(np.diff(np.r_[0.0, recall]) * precision))
+
+
+def ap_changed(logits: torch.Tensor, mask: torch.Tensor) -> float:
+    """Mean over test frames whose true mask is not empty of the per-frame average precision of the logits."""
+    checks.tensor("logits", logits, ndim=(3, 4, 5))
+    checks.tensor("mask", mask, shape=tuple(logits.shape))
+    lg, mk = logits.flatten(0, -3), mask.flatten(0, -3)
+    keep = mk.flatten(1).sum(1) > 0
+    if not bool(keep.any()):
+        raise ValueError("mask must have at least one frame with change")
+    return float(np.mean([average_precision(lg[i], mk[i]) for i in torch.nonzero(keep).flatten().tolist()]))
+
+
 def auroc(score: torch.Tensor, label: torch.Tensor) -> float:
     """Area under the ROC curve (Mann-Whitney, ties averaged) of ``score`` for the binary ``label``."""
     checks.tensor("score", score)
@@ -314,14 +352,15 @@ def _train_and_score(name: str, config: dict, data: dict, frozen, device, seed: 
     lr = config.get("lr", {}).get(name, config["train"]["lr"])
     runs, first = [], None
     for rep in range(config["train_repeats"]):
-        train_seed = seed + 7919 * rep
+        train_seed = seed + 7919 * rep + (CONTROL_SEED if name == CONTROL else 0)
         torch.manual_seed(train_seed)
         model = make_model(name, config["model"], frozen, device)
         losses = train_model(model, data["train"], config["steps"], train_seed, desc=f"train {name}",
                              **{**config["train"], "lr": lr})
         pred = predict(model, test)
         runs.append({**scores(pred["logits"] > 0, test["mask"]), "final_loss": float(np.mean(losses[-20:])),
-                     "pixel_auroc": auroc(pred["logits"], test["mask"])})
+                     "pixel_auroc": auroc(pred["logits"], test["mask"]),
+                     "ap_changed": ap_changed(pred["logits"], test["mask"])})
         if first is None:
             first = (pred, model)
     avg = {key: float(np.mean([r[key] for r in runs])) for key in runs[0]}
@@ -365,6 +404,7 @@ def run(config: dict, device, seed: int, artifacts: dict | None = None) -> dict:
             empty = torch.zeros_like(test["mask"])
             res["methods"]["always_empty"] = scores(empty, test["mask"])
             res["methods"]["pixel_diff"] = scores(baselines.pixel_diff(test["qry"], test["ref"]), test["mask"])
+            res["ap_prevalence"] = ap_changed(torch.zeros_like(test["mask"]), test["mask"])  # a constant score
         else:
             name = stage.removeprefix("train ")
             t0 = time.perf_counter()

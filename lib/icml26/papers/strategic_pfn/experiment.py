@@ -43,7 +43,7 @@ CONFIGS = {
         pfn=PFN_QUICK,
         data=dict(d=6, n_mutable=3, n_ctx=128, n_test=2000, reps=4, separation=1.1, anisotropy=4.0),
         budgets=[0.0, 1.0, 1.5], response="line", cross_fit=4, agents=dict(pi=1.0, random_budget=False),
-        classical=["lr"], misspecified=False, p2_budgets=[], rounds=3,
+        classical=["lr"], misspecified=False, p2_budgets=[], rounds=3, equal_knowledge=["lr", "hgb"],
         ctx_sweep=None, real=None,
     ),
     "standard": dict(
@@ -51,6 +51,7 @@ CONFIGS = {
         data=dict(d=6, n_mutable=3, n_ctx=256, n_test=4000, reps=5, separation=1.1, anisotropy=4.0),
         budgets=[0.0, 0.5, 1.0, 1.5, 2.0], response="line", cross_fit=4, agents=dict(pi=1.0, random_budget=False),
         classical=["lr", "hgb", "mlp"], misspecified=True, p2_budgets=[1.0, 1.5], rounds=3,
+        equal_knowledge=["lr", "hgb"],
         ctx_sweep=dict(n_ctx=[64, 128, 256, 512], budget=1.0),
         real=dict(name="breast_cancer", reps=5, n_ctx=256, budget=1.0),
         credit=dict(reps=5, n_ctx=256, n_test=2000, budget=1.0),
@@ -61,6 +62,7 @@ CONFIGS = {
         data=dict(d=6, n_mutable=3, n_ctx=256, n_test=4000, reps=5, separation=1.1, anisotropy=4.0),
         budgets=[0.0, 0.5, 1.0, 1.5, 2.0], response="line", cross_fit=4, agents=dict(pi=1.0, random_budget=False),
         classical=["lr", "hgb", "mlp"], misspecified=True, p2_budgets=[1.0, 1.5], rounds=3,
+        equal_knowledge=["lr", "hgb"],
         ctx_sweep=dict(n_ctx=[64, 128, 256, 512], budget=1.0),
         real=dict(name="breast_cancer", reps=5, n_ctx=256, budget=1.0),
         credit=dict(reps=5, n_ctx=256, n_test=2000, budget=1.0),
@@ -119,6 +121,26 @@ def wrong_cost(cost: torch.Tensor) -> torch.Tensor:
     return out
 
 
+def nonstrategic_context(x_ctx: torch.Tensor, x_strategic: torch.Tensor, cost: torch.Tensor,
+                         generator: torch.Generator) -> torch.Tensor:
+    """The context of the negative control: each row moved by the length of its strategic move
+    (``x_strategic - x_ctx``) in a uniformly random direction of the mutable (finite-cost) features.
+
+    The rows are shifted as much as SPN shifts them, but not towards the deployed rule's boundary: a context from a
+    non-strategic prior of the same size of perturbation."""
+    checks.tensor("x_ctx", x_ctx, ndim=3, dtype_kind="float")
+    checks.tensor("x_strategic", x_strategic, shape=tuple(x_ctx.shape), dtype_kind="float")
+    if not isinstance(cost, torch.Tensor) or cost.shape != x_ctx.shape[-1:]:
+        raise ValueError(f"cost must be a tensor of shape ({x_ctx.shape[-1]},); got {getattr(cost, 'shape', cost)!r}")
+    if not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator; got {type(generator).__name__}")
+    length = (x_strategic - x_ctx).norm(dim=-1, keepdim=True)
+    mutable = torch.isfinite(cost).to(x_ctx.dtype)
+    direction = torch.randn(x_ctx.shape, generator=generator, device=x_ctx.device, dtype=x_ctx.dtype) * mutable
+    direction = direction / direction.norm(dim=-1, keepdim=True).clamp_min(1e-12)
+    return x_ctx + length * direction
+
+
 def _key(r: float) -> str:
     return f"{float(r):g}"
 
@@ -170,8 +192,11 @@ def _record(store: dict, name: str, r, scores, y):
 
 
 def evaluate_budgets(model: TinyPFN, task: data.StrategicTask, config: dict, seed: int,
-                     budgets=None, classical=None, misspecified=None) -> dict:
-    """Protocol P1 over ``budgets``: every method's accuracy / FPR on the manipulated test set."""
+                     budgets=None, classical=None, misspecified=None, equal_knowledge=None) -> dict:
+    """Protocol P1 over ``budgets``: every method's accuracy / FPR on the manipulated test set.
+
+    ``equal_knowledge`` (default: ``config["equal_knowledge"]`` when ``classical`` is not given, else none) names the
+    classical learners also fit on SPN's own simulated context (``{name}_spnctx_p1`` / ``_p2``)."""
     _check_eval_inputs(model, task, seed)
     _check_eval_config(config)
     if budgets is not None:
@@ -180,9 +205,15 @@ def evaluate_budgets(model: TinyPFN, task: data.StrategicTask, config: dict, see
         raise ValueError(f"classical must be a list drawn from {baselines.CLASSICAL}; got {classical!r}")
     dev = task.x_ctx.device
     g = torch.Generator(device=dev).manual_seed(seed + 7)
+    g_ctrl = torch.Generator(device=dev).manual_seed(seed + 13)  # the control's own stream: g's draws stay as they were
     budgets = config["budgets"] if budgets is None else budgets
     names = config["classical"] if classical is None else classical
     misspec = config["misspecified"] if misspecified is None else misspecified
+    if equal_knowledge is None:
+        equal_knowledge = (config.get("equal_knowledge") or []) if classical is None else []
+    if isinstance(equal_knowledge, str) or any(n not in baselines.CLASSICAL for n in equal_knowledge):
+        raise ValueError(f"equal_knowledge must be a list drawn from {baselines.CLASSICAL}; got {equal_knowledge!r}")
+    eq_names = list(equal_knowledge)
     resp = config["response"]
     ag = config["agents"]
     out: dict = {}
@@ -204,6 +235,19 @@ def evaluate_budgets(model: TinyPFN, task: data.StrategicTask, config: dict, see
                                                   cross_fit=cf)
                 name = "spn" if variant == "replace" else "spn_augment"
                 _record(out, name, r, method.pfn_rule(model, xs, ys)(x_m), y_te)
+                if variant == "replace":
+                    # the negative control: SPN fed a non-strategic context, every row moved as far as its
+                    # strategic move but in a random direction of the mutable features (a shift that does not
+                    # respond to the deployed rule)
+                    x_ns = nonstrategic_context(x_ctx, xs, cost, g_ctrl)
+                    _record(out, "spn_nonstrategic", r, method.pfn_rule(model, x_ns, ys)(x_m), y_te)
+                    # equal knowledge (issue 69): classical learners fit on SPN's own simulated context, scored under
+                    # P1 (the responses to h_0 SPN faces) and P2 (responses to themselves)
+                    for n, rule in (baselines.fit_classical(eq_names, xs, ys, seed) if eq_names else {}).items():
+                        _record(out, f"{n}_spnctx_p1", r, rule(x_m), y_te)
+                        x_self = method.best_response(rule, x_te, cost, agents.draw(x_te.shape[:2], g_ctrl, dev),
+                                                      method=resp, surrogate_X=x_ctx)
+                        _record(out, f"{n}_spnctx_p2", r, rule(x_self), y_te)
             if cf:  # the literal construction: context rows respond to the rule that contains them
                 xs, ys = method.strategic_context(h0, x_ctx, y_ctx, cost, agents, g, method=resp)
                 _record(out, "spn_in_sample", r, method.pfn_rule(model, xs, ys)(x_m), y_te)
@@ -333,7 +377,8 @@ def run(config: dict, device="cpu", seed: int = 0) -> dict:
         results["credit"] = {"name": "credit_like", "budget": credit["budget"],
                              **evaluate_budgets(model, t, config, seed, budgets=[credit["budget"]],
                                                 classical=credit.get("classical", ["lr", "hgb"]),
-                                                misspecified=False)}
+                                                misspecified=False,
+                                                equal_knowledge=config.get("equal_knowledge") or [])}
     stoch = config.get("stochastic")
     if stoch:
         bar.next("stochastic agents")

@@ -24,6 +24,7 @@ from torch import nn
 from icml26 import checks
 
 from .embeddings import KINDS, make_embedding
+from .losses import _triplet_loss
 
 TRIPLET_OPTIONS = ("q", "margin", "normalize", "generator")
 
@@ -128,8 +129,6 @@ class MLPRegressor(nn.Module):
         pred = self.head(self.backbone(z)).squeeze(-1)
         loss = ((pred - y) ** 2).mean()
         if self.triplet_weight > 0:
-            from .method import _triplet_loss
-
             loss = loss + self.triplet_weight * _triplet_loss(z, y, **self.triplet_kwargs)
         return loss
 

@@ -83,21 +83,23 @@ def plot_matrix(suite="banking", strategy="authority", num_poison=5, scope=8, n_
 
 
 def plot_heatmap(results, suite="banking", key="asr"):
-    """Strategy x defense heat map of ``key`` ("asr" or "utility") from an experiment's results."""
-    checks.one_of("key", key, ("asr", "utility"))
+    """Strategy x defense heat map of ``key`` ("asr", "usr": unrequested side effects, or "utility") from an
+    experiment's results."""
+    checks.one_of("key", key, ("asr", "usr", "utility"))
     _check_grid_results(results, suite)
     g = results["grid"][suite]
     strats = list(g)
     defs = [d for d in g[strats[0]] if d != "poisoned_tools"]
     m = np.array([[g[s][d][key] for d in defs] for s in strats])
     fig, ax = figure(width=6.5, height=0.5 + 0.45 * len(strats))
-    im = ax.imshow(m, vmin=0, vmax=1, cmap="Reds" if key == "asr" else "Greens", aspect="auto")
+    im = ax.imshow(m, vmin=0, vmax=1, cmap="Greens" if key == "utility" else "Reds", aspect="auto")
     ax.set_xticks(range(len(defs)), defs, rotation=25)
     ax.set_yticks(range(len(strats)), strats)
     for i in range(len(strats)):
         for j in range(len(defs)):
             ax.text(j, i, f"{m[i, j]:.2f}", ha="center", va="center", fontsize=8)
-    ax.set_title(f"{suite}: {'attack success' if key == 'asr' else 'utility under attack'}")
+    title = {"asr": "attack success", "usr": "unrequested side effects", "utility": "utility under attack"}[key]
+    ax.set_title(f"{suite}: {title}")
     fig.colorbar(im, ax=ax, shrink=0.8)
     return fig
 

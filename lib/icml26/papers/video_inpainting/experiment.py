@@ -38,6 +38,9 @@ on development seeds 100, 101, 102 (the same grid and rule, on that stage's clip
 quick, 0.209 at standard). The rule picked factor 0.5 at quick (factor 0.25 kept the never-visible HF ratio at 0.8996,
 just under the 0.9 floor) and 0.25 at standard (mean cut 0.358 at HF 0.902, 27% of the pairs corrected)."""
 
+NEVER_RHO = 1e30
+"""The trigger level of the control arm ``tsi_no_trigger``: accumulated risk never reaches it, so it never corrects."""
+
 CONFIGS = {
     "quick": dict(n_videos=8, noise_seeds=2, frames=8, size=24, channels=1, hole=10, sub_hole=4, T=200, steps=30,
                   flows="estimated",
@@ -349,6 +352,10 @@ def run(config: dict, device, seed: int) -> dict:
     out["methods"]["tsi"] = metrics(d, tsi, k)
     out["fraction_corrected"] = _fraction(tsi_c)
     out["trigger_raster_video0"] = tsi_c.trigger_raster()[:, 0].int().tolist()
+    # the headline's negative control: TSI with its trigger disabled (rho so high that it never fires: no correction)
+    off_c = controller(d, "tsi", **{**cp, "rho": NEVER_RHO})
+    out["methods"]["tsi_no_trigger"] = metrics(d, sample(d, steps, off_c), k)
+    out["fraction_corrected_no_trigger"] = _fraction(off_c)
     bar.next("always-on and uniform sweep")
     ao_c = controller(d, "always_on", **cp)
     out["methods"]["always_on"] = metrics(d, sample(d, steps, ao_c), k)

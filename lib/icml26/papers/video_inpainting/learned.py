@@ -241,20 +241,17 @@ def read(path, expected_sha256: str | None = None, device="cpu") -> tuple[dict, 
     return models, spec
 
 
-_CACHE: dict = {}
-
-
 def load(scale: str, device="cpu") -> DenoiserUNet:
     """The shipped model for ``scale``'s frame size (``"quick"`` or ``"standard"``), checksum verified."""
     checks.one_of("scale", scale, tuple(SIZES))
     device = checks.device("device", device)
     if not SHA256:
         raise ValueError("no shipped weights yet: run python -m icml26.papers.video_inpainting.make_weights")
-    key = (scale, str(device))
-    if key not in _CACHE:
-        models, _ = read(WEIGHTS, SHA256, device)
-        _CACHE[key] = models[scale]
-    return _CACHE[key]
+    return shipped.cached(_read_models, WEIGHTS, SHA256, str(device))[scale]  # kept under the file's hash
+
+
+def _read_models(path, expected_sha256: str, device: str) -> dict:
+    return read(path, expected_sha256, device)[0]
 
 
 def x0_error(denoiser, frames: torch.Tensor, spectrum: torch.Tensor, alpha_bar: torch.Tensor, timesteps,
