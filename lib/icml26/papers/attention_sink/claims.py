@@ -70,7 +70,7 @@ def c5_n_better(r):
 def _bc(r):
     """The Bigram-Backcopy statistics averaged over the last ``backcopy_last`` evaluations of the curve
     (:func:`.experiment.backcopy_last_mean`): the sink share is not monotone in the step, so no claim reads a
-    single step of it. Decided before the standard stage was re-recorded."""
+    single step of it. Decided before the standard stage was re-recorded with it."""
     return r["backcopy"]["last_mean"]
 
 

@@ -177,25 +177,29 @@ def anti_gap(r) -> float:
     return max(s[e]["norm_mean"][-1] for e in VPG if e in s) - s["capg"]["norm_mean"][-1]
 
 
+HEADLINE_WHY = ("the prior art is not behind: CA-PG's mean value/oracle over the first 100 steps is 0.008, 0.094 and "
+                "0.011 below the best peer's on seeds 0-2 (noise margin 0.0065 from development seeds 100-102), and "
+                "that peer is the top-K off-policy correction on every seed (K = 10: CA-PG 0.695 / 0.643 / 0.722, "
+                "top-K correction 0.703 / 0.737 / 0.734; K = 100 within 0.006 of each other); distillation of the "
+                "noisy LSR (0.09-0.39) and V-PG (0.29-0.53) trail far behind. The control (the top-K correction, "
+                "CA-PG with the with-replacement inclusion probability) beats V-PG and distillation by 0.35-0.38 on "
+                "every seed, so what this testbed shows is that both corrections leave V-PG behind, not that the "
+                "exact marginal beats the with-replacement one")
+
 CLAIMS = [
     Claim("capg_faster_than_prior_art",
           "CA-PG converges faster than the best of V-PG, the top-K off-policy correction and LSR distillation: with a "
           "partly aligned noisy LSR (g = q + 0.3 eps), its mean value/oracle over the first 100 steps exceeds the best "
-          "peer's, for K in {10, 100} (min gap > 0; per-estimator values and stability in the details; full: at quick "
-          "it is recorded with its control but ties within its noise margin, so it is not checked there)",
-          headline_gap, ">", {"full": 0.0}, kind="paper", headline=True, quote=QUOTE,
+          "peer's, for K in {10, 100} (min gap > 0; per-estimator values and stability in the details; at quick it is "
+          "recorded with its control but ties within its noise margin, so it is checked from standard on)",
+          headline_gap, ">", {"standard": 0.0, "full": 0.0}, kind="paper", headline=True, quote=QUOTE,
           control=Control("capg_with_replacement_rho",
                           "CA-PG with the with-replacement inclusion probability 1-(1-p)^K in place of the exact "
                           "marginal (the top-K correction of Chen et al. 2019) fed through the same test against V-PG "
                           "and distillation",
                           headline_control),
           details=headline_details,
-          why={"full": "recorded at quick, where it is not checked: CA-PG and the top-K off-policy correction (the "
-                       "same estimator with the with-replacement inclusion probability) converge alike in this "
-                       "world, so the gap ties or misses within its noise margin, and the control (the top-K "
-                       "correction against V-PG and distillation) passes the same test on every quick seed: this "
-                       "testbed cannot tell the exact marginal from the with-replacement one; both leave V-PG and "
-                       "distillation far behind (details)"},
+          why={"standard": HEADLINE_WHY},
           paper_value="improves the convergence speed and training stability, especially for large K",
           source=ABSTRACT + " claim 4 (issue 64: the prior art the abstract's comparison must face)"),
     Claim("aligned_lsr_distillation_faster_k10",
@@ -282,6 +286,9 @@ CLAIMS = [
     Claim("digits_speedup_k10",
           "digits world, K=10: steps-to-80%-oracle, best V-PG / CA-PG >= 3 (censored: lower bound)",
           digits_speedup_k10, ">=", {"standard": 3.0, "full": 3.0}, kind="extension",
+          why={"standard": "4.2, 4.2, 3.75 on seeds 0-2 against a noise margin of 1.01 (development seeds 100-102: "
+                           "5, 5, 3.25): the ratio of two step counts read on a 10-step evaluation grid moves in "
+                           "whole grid steps, so seed 2's 3.75 is within the noise of the 3x bar"},
           paper_value="faster convergence on real-world data", source=ABSTRACT + " claim 4"),
     Claim("lr_tuned_gap",
           "equal footing: each estimator at its own best learning rate on {0.01, 0.03, 0.05, 0.1, 0.3, 1}, K=100: "

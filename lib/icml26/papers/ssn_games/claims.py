@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from icml26.claims import Claim, Control
+from icml26.claims import TIMED_RERUN_RTOL, Claim, Control
 
 LOCAL_START = 1e-2   # the local phase: the final run of full Newton steps, from its first gap <= this.
 # Our first protocol asked for warm starts with gap <= 1e-4; with the line-search globalisation the full steps here
@@ -212,7 +212,7 @@ WHY_HYBRID_VS_PRM_PLUS_COST = ("seeds 0-2 give 10, 9.67, 10 (10 = simultaneous P
                                "on one game at 9.67x the hybrid's cost: just short of an order of magnitude, on one "
                                "game of nine, while PRM+ still had cost to run (the race stops at 10x, not at 9.67x)")
 
-WHY_SCALING_TIME_RATIO = ("wall-clock ratios 12.0, 4.87, 4.17 on seeds 0-2 (12 = capped: PRM+ never reached 1e-8). On "
+WHY_SCALING_TIME_RATIO = ("wall-clock ratios 12.0, 5.66, 4.76 on seeds 0-2 (12 = capped: PRM+ never reached 1e-8). On "
                           "development seed 101 the minimum came from 400x800, where the 100x100 and 300x300 sizes "
                           "were capped at 12x: at 400x800 a dense Newton solve (n+m = 1200) costs as much as "
                           "hundreds of mat-vecs, so the hybrid's time there is dominated by its solves. Wall clock "
@@ -320,6 +320,6 @@ CLAIMS = [
           "Wall clock: alternating PRM+ to gap 1e-8 takes >= 10x the hybrid's time at every size "
           "(standard: 100, 300, 400x800; full: 1000, 400x800, 3000, 5000)",
           metric=scaling_ratio, op=">=", threshold={"standard": 10, "full": 10}, kind="paper",
-          why={"standard": WHY_SCALING_TIME_RATIO},
+          why={"standard": WHY_SCALING_TIME_RATIO}, rerun_rtol=TIMED_RERUN_RTOL,
           paper_value="order of magnitude; a few seconds at 400x800", source="Tables 1-2; reviews"),
 ]
