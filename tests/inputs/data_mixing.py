@@ -25,11 +25,13 @@ CFG3 = {**experiment.CONFIGS["quick"], "n_head": 2, "n_tail": 5, "dim": 4, "n_cl
 
 
 def _real_table_path():
-    """A tiny loss table in the authors' CSV format (2 domains, 6 mixtures, one scale), written once."""
+    """A tiny loss table in the authors' CSV format (2 domains, 6 mixtures, one scale), one file per process (the
+    test workers collect this module at the same time: a shared file could be read while another rewrites it)."""
+    import os
     import tempfile
     from pathlib import Path
 
-    path = Path(tempfile.gettempdir()) / "icml26_data_mixing_probe_table.csv"
+    path = Path(tempfile.gettempdir()) / f"icml26_data_mixing_probe_table_{os.getpid()}.csv"
     rows = ["weight_a,weight_b,model_size,n_tokens,a_loss,b_loss"]
     rows += [f"{w},{1 - w},1e8,1e9,{2 + w},{3 - w}" for w in (0.1, 0.2, 0.4, 0.5, 0.7, 0.9)]
     path.write_text("\n".join(rows) + "\n")
