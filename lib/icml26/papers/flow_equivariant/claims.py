@@ -117,7 +117,7 @@ _V1_WEAK = ("at standard FloWM is the V1 model (9 velocity channels, default ini
             "0.24 / 0.23 / 0.31 on seeds 0-2 (velocity_channels_static_low); the same V0 recipe meets the memory "
             "claims (quick, V0, seeds 0-4)")
 WHY = {
-    "memory_vs_convgru": f"seeds 0-2: V1 / ConvGRU = 0.72 / 0.69 / 0.66 (needs <= 0.3); {_V1_WEAK}: on seed 0 "
+    "memory_vs_convgru": f"seeds 0-2: V1 / ConvGRU = 0.72 / 0.69 / 0.65 (needs <= 0.3); {_V1_WEAK}: on seed 0 "
                          "V0 / ConvGRU = 0.72 x 0.24 = 0.17 <= 0.3, and 0.18 +- 0.06 at quick. The miss is the "
                          "velocity channels' cost in a static world, not the memory map (no run at 2-3x the "
                          "iterations was made)",
@@ -145,7 +145,7 @@ WHY = {
                                "steps FloWM, ConvGRU and the sliding window are all near the all-black level (seed "
                                "0, FloWM: 1.43 x its steps 1-20 MSE, which is 0.62 x all-black, i.e. about 0.9 x "
                                "all-black): in these runs no model keeps out-of-view content for 200 steps",
-    "long_rollout_vs_sliding": "seeds 0-2: FloWM / sliding window over steps 181-200 = 1.05 / 1.59 / 1.02; as for "
+    "long_rollout_vs_sliding": "seeds 0-2: FloWM / sliding window over steps 181-200 = 1.05 / 1.59 / 1.03; as for "
                                "long_rollout_vs_convgru, every model is near the all-black level after 200 steps",
     "below_all_black": "seeds 0-2: V1 / all-black = 0.58 / 0.55 / 0.53 (needs <= 0.2; the paper's figure is about "
                        "0.004): the standard V1 model learns little of the static world in its 1000 iterations; "
