@@ -1033,10 +1033,11 @@ def why_problems(claims, paper: str, diagnostics: Mapping[str, dict] | None = No
 RERUN_RTOL = 1e-6
 """Default relative tolerance of a re-run against its record (a paper's ``claims.py`` may declare its own
 ``RERUN_RTOL`` with the reason, where its computation is not bit-for-bit deterministic)."""
-TIMED_RERUN_RTOL = 0.5
+TIMED_RERUN_RTOL = 1.0
 """Re-run tolerance of a claim whose value is a ratio of wall-clock times (``Claim(rerun_rtol=...)``): the same
-code on the same machine gives it again only within the timing noise of whatever else the machine runs (the
-notebook run times two notebooks at once), so the re-run test asks for the recorded value within half of it;
+code gives it again only within the timing noise of whatever else the machine runs (the notebook run times two
+notebooks at once) and of the machine itself (CI is not the machine that recorded it), so the re-run test asks only
+that the value is measured and within the recorded value's own size of it (between 0 and twice the record);
 whether the claim holds is the threshold's business, checked on every recorded seed."""
 
 
