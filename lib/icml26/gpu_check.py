@@ -43,6 +43,7 @@ from functools import partial
 from pathlib import Path
 
 from icml26 import registry
+from icml26.sweep import _kill_group
 
 DEFAULT_BUDGET_S = 480.0
 RTOL = 0.05
@@ -406,16 +407,6 @@ def _env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": path, "PYTHONUNBUFFERED": "1"}
 
 
-def _kill(proc: subprocess.Popen) -> None:
-    import signal
-
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    proc.wait()
-
-
 def run_papers(papers: list[str], device: str, deadline: float, paper_timeout_s: float,
                say=print, modules: dict[str, str] | None = None) -> tuple[dict[str, dict], list[str]]:
     """Run ``papers`` on ``device`` in worker processes until ``deadline`` (``time.monotonic``).
@@ -465,7 +456,7 @@ def run_papers(papers: list[str], device: str, deadline: float, paper_timeout_s:
                 now = time.monotonic()
                 over_budget = now > deadline
                 if over_budget or (current is not None and now - since > paper_timeout_s):
-                    _kill(proc)
+                    _kill_group(proc)
                     if current is not None:
                         why = "stopped at the time budget" if over_budget else f"timed out after {paper_timeout_s:g} s"
                         results[current] = {"paper": current, "error": why, "budget": over_budget,
