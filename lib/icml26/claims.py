@@ -926,8 +926,7 @@ def rescore(records: list[dict], results_dir: str | os.PathLike | None = None) -
 def _with_premise_from_sibling(r: dict, c: Claim, claims: Mapping[str, Claim], by_key: Mapping) -> dict:
     """``r`` with its premise's per-seed values taken from the record of a claim of the same paper that measures
     the premise's metric (the same callable) on the same seeds; ``r`` unchanged where there is none."""
-    old_req = r.get("requires")
-    if c.requires is None or (old_req and old_req.get("id") == c.requires.id and "values" in old_req):
+    if c.requires is None or _premise_recorded(r, c):
         return r
     for sibling in claims.values():
         if sibling.metric is not c.requires.metric:
@@ -939,10 +938,15 @@ def _with_premise_from_sibling(r: dict, c: Claim, claims: Mapping[str, Claim], b
     return r
 
 
+def _premise_recorded(r: dict, c: Claim) -> bool:
+    """Whether ``r`` holds per-seed values of ``c``'s premise (``c.requires`` is not ``None``)."""
+    old_req = r.get("requires")
+    return bool(old_req) and old_req.get("id") == c.requires.id and "values" in old_req
+
+
 def _rescored(r: dict, c: Claim, margins: Mapping[str, dict]) -> tuple[dict, str | None]:
     scale = r["scale"]
-    old_req = r.get("requires")
-    if c.requires is not None and (not old_req or old_req.get("id") != c.requires.id or "values" not in old_req):
+    if c.requires is not None and not _premise_recorded(r, c):
         return r, f"premise {c.requires.id} has no recorded values"
     threshold = c.threshold.get(scale)
     values, outcomes = list(r.get("values") or []), list(r.get("outcomes") or [])
@@ -952,7 +956,7 @@ def _rescored(r: dict, c: Claim, margins: Mapping[str, dict]) -> tuple[dict, str
     margin = _margin_value(c, margins)
     met = [True] * len(values)
     if c.requires is not None:
-        p_values = list(old_req["values"])
+        p_values = list(r["requires"]["values"])
         met = [c.requires.met(v, scale) for v in p_values]
         rec["requires"].update({"values": p_values, "met": met})
     new_outcomes = []
