@@ -17,7 +17,7 @@ PAPER  ?= data_mixing
 TESTENV := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 ICML26_THREADS=1 CUDA_VISIBLE_DEVICES= MPLBACKEND=Agg \
            PLOTLY_RENDERER=plotly_mimetype ICML26_HEADLESS=1 PYTHONHASHSEED=0
 
-.PHONY: setup gpu reproduce site seeds standard test lint unit notebooks ui lab explore report bench list clean
+.PHONY: setup release-check gpu reproduce site seeds standard test lint unit notebooks ui lab explore report bench list clean
 
 $(STAMP): requirements/ci.lock pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -80,6 +80,9 @@ bench: $(STAMP)
 # into a temporary folder. It uses .venv where one exists (CPU torch: the dry run), else the machine's python3, whose
 # CUDA torch a GPU machine provides (README, "GPU use").
 GPU_PY ?= $(if $(wildcard $(PY)),$(PY),$(PYTHON))
+release-check:
+	$(PY) -m icml26 release-check
+
 gpu:
 	PYTHONPATH=lib$${PYTHONPATH:+:$$PYTHONPATH} $(GPU_PY) -m icml26 gpu-check $(ARGS)
 

@@ -9,12 +9,17 @@ that takes no input worth probing, with the reason). A public function in neithe
 import importlib
 import importlib.util
 import inspect
+import math
 import os
 import pkgutil
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
+import torch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import icml26
 
@@ -103,3 +108,57 @@ def test_the_valid_call_of_each_probe_works(probe):
                          ids=[f"{TABLE_OF[id(p)]}:{p.qualname}-{a}-{lab}" for p, a, _, lab in CASES])
 def test_bad_input_gets_a_clear_error(probe, arg, bad, label):
     HARNESS.expect_clear_error(probe, arg, bad, label)
+
+
+# ----------------------------------------------------------------------------------- property-based sweep
+# Issue 82: where the fixed cases above put a NaN in the first entry and an infinity in the last, and try 0 and -1
+# for a count, hypothesis draws the position of the non-finite entry anywhere in the tensor and the count from the
+# whole range below 1. Every such call must still get a clear error naming the argument, before any work.
+
+def _float_array(value) -> bool:
+    if isinstance(value, torch.Tensor):
+        return value.is_floating_point() and value.layout == torch.strided and value.numel() >= 2
+    return isinstance(value, np.ndarray) and np.issubdtype(value.dtype, np.floating) and value.size >= 2
+
+
+def _count(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+
+
+def _args(kind) -> list:
+    """(probe, argument) for every argument of ``kind`` that the fixed cases probe (the probe's skips respected)."""
+    return [(p, arg) for p in PROBES for arg, value in p.valid().items() if arg not in p.skip and kind(value)]
+
+
+TENSOR_ARGS, COUNT_ARGS = _args(_float_array), _args(_count)
+SWEEP = settings(max_examples=3, deadline=None, derandomize=True, database=None,
+                 suppress_health_check=list(HealthCheck))
+
+
+def _case_id(case) -> str:
+    return f"{TABLE_OF[id(case[0])]}:{case[0].qualname}-{case[1]}"
+
+
+@pytest.mark.parametrize("case", TENSOR_ARGS, ids=[_case_id(c) for c in TENSOR_ARGS])
+@SWEEP
+@given(position=st.integers(min_value=0, max_value=2**31), bad=st.sampled_from([math.nan, math.inf]))
+def test_a_non_finite_entry_anywhere_is_refused(case, position, bad):
+    probe, arg = case
+    value = probe.valid()[arg]
+    if isinstance(value, torch.Tensor):
+        value = value.detach().contiguous().clone()
+        flat = value.view(-1)
+    else:
+        value = value.copy()
+        flat = value.reshape(-1)
+    at = position % flat.shape[0]
+    flat[at] = bad
+    HARNESS.expect_clear_error(probe, arg, value, f"{bad} at flat index {at}")
+
+
+@pytest.mark.parametrize("case", COUNT_ARGS, ids=[_case_id(c) for c in COUNT_ARGS])
+@SWEEP
+@given(bad=st.integers(max_value=0))
+def test_a_count_below_one_is_refused(case, bad):
+    probe, arg = case
+    HARNESS.expect_clear_error(probe, arg, bad, str(bad))

@@ -137,3 +137,18 @@ def test_config_device_path_and_tolerance(tmp_path):
     assert checks.reachable_tolerance("tol", 1e-12, torch.float64) == 1e-12
     with pytest.raises(ValueError, match=r"rows\[1\] must be a mapping"):
         checks.mapping_items("rows", [{"a": 1}, 3], ["a"])
+
+
+def test_config_like_requires_the_keys_every_scale_shares_and_knows_the_rest():
+    quick = {"steps": 1, "pfn": {"width": 4, "depth": 1}}
+    full = {"steps": 9, "pfn": {"width": 8, "depth": 2, "heads": 2}, "extra": 1}
+    assert checks.config_like("config", {"steps": 2, "pfn": {"width": 2, "depth": 1}}, [quick, full])
+    assert checks.config_like("config", {**full}, [quick, full])  # a key only some scales have is allowed
+    with pytest.raises(ValueError, match="config lacks the key.*'steps'"):
+        checks.config_like("config", {"pfn": quick["pfn"]}, [quick, full])
+    with pytest.raises(ValueError, match=r"config\['pfn'\] lacks the key.*'depth'"):
+        checks.config_like("config", {"steps": 1, "pfn": {"width": 2}}, [quick, full])
+    with pytest.raises(ValueError, match="config has unknown key.*'stepz'"):
+        checks.config_like("config", {**quick, "stepz": 3}, [quick, full])
+    with pytest.raises(ValueError, match="examples must hold at least one"):
+        checks.config_like("config", quick, [])

@@ -164,3 +164,14 @@ def test_lab_saves_notebooks_without_outputs():
     assert all(not c["outputs"] and c["execution_count"] is None for c in code_cells(nb))
     assert "widgets" not in nb["metadata"]
     notebook_tidy.strip_on_save(model={"type": "file", "content": "text"}, path="a.txt")  # other files untouched
+
+
+def test_release_check_fails_on_the_placeholder_and_a_missing_tag_and_passes_when_both_are_set(monkeypatch):
+    """Publishing in one place (issue 81): the URL and the tag are the only things to set, and the check says so."""
+    problems = registry.release_problems(tags=[])
+    assert len(problems) == 2 and "placeholder" in problems[0] and registry.release_ref() in problems[1]
+    monkeypatch.setenv("ICML26_REPOSITORY", "someone/icml26")
+    assert registry.repository_url() == "https://github.com/someone/icml26"
+    assert registry.release_problems(tags=["v0.0.1", registry.release_ref()]) == []
+    with pytest.raises(ValueError, match="tags must be a list"):
+        registry.release_problems(tags="v1")

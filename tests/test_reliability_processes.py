@@ -97,3 +97,54 @@ def test_a_stopped_worker_leaves_no_kernel_and_no_connection_file(tmp_path, monk
         assert not Path(job.runtime).exists()
     finally:
         runner._stop(job)
+
+
+def test_voila_answers_only_requests_naming_a_local_host():
+    """Voila's standalone app turns Jupyter's Host check off; ours turns it on again (DNS rebinding)."""
+    import http.client
+
+    from icml26 import registry, serve
+
+    server = serve.start("voila", registry.START_HERE, timeout=120)
+    try:
+        port = int(server.url.rsplit(":", 1)[1])
+
+        def status(host):
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+            conn.request("GET", "/", headers={"Host": host})
+            resp = conn.getresponse()
+            resp.read()
+            return resp.status
+
+        assert status(f"127.0.0.1:{port}") == 200
+        assert status(f"localhost:{port}") == 200
+        assert status("attacker.example") == 403
+        assert status(f"attacker.example:{port}") == 403
+    finally:
+        server.stop()
+
+
+def test_explore_stops_its_voila_server_on_sigterm():
+    """`python -m icml26 explore` runs Voila in its own session; a SIGTERM to the command must not leave it serving."""
+    import urllib.request
+
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "icml26", "explore", "data_mixing", "--timeout", "180"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    try:
+        line = ""
+        deadline = time.monotonic() + 200
+        while "explorer:" not in line and time.monotonic() < deadline:
+            line = proc.stdout.readline()
+            assert line or proc.poll() is None, "explore exited before serving"
+        url = line.split("explorer:", 1)[1].split()[0]
+        with urllib.request.urlopen(url, timeout=120) as resp:
+            assert resp.status == 200
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0
+        time.sleep(1)
+        with pytest.raises(OSError):
+            urllib.request.urlopen(url, timeout=5)
+    finally:
+        if proc.poll() is None:
+            proc.kill()

@@ -288,6 +288,29 @@ def config(name: str, value, required: Iterable[str] = (), allowed: Iterable[str
     return value
 
 
+def config_like(name: str, value, examples: Iterable[Mapping], maps: Iterable[str] = (),
+                optional: Iterable[str] = ()) -> Mapping:
+    """A config shaped like the paper's own ``CONFIGS``: every key that all ``examples`` (the scales' configs)
+    share is required, a key that none has is unknown, and a sub-mapping is checked the same way against the
+    examples' sub-mappings of that key (a scale that switches a part off says so with ``None``, so a part left
+    out is an error before any work, never a stage silently skipped). ``maps`` names keys whose values are free
+    maps (method -> settings, keys a user chooses): those are not checked key by key; ``optional`` names top-level
+    keys that may be left out (a section the config itself does not select)."""
+    _named(name)
+    examples = [e for e in examples if isinstance(e, Mapping)]
+    if not examples:
+        raise ValueError("examples must hold at least one example config (a mapping)")
+    shared = set.intersection(*(set(e) for e in examples)) - set(optional)
+    every = set.union(*(set(e) for e in examples))
+    config(name, value, required=sorted(shared), allowed=sorted(every))
+    maps = set(maps)
+    for key, sub in value.items():
+        subs = [e[key] for e in examples if isinstance(e.get(key), Mapping)]  # a scale may switch a part off: None
+        if subs and isinstance(sub, Mapping) and key not in maps:
+            config_like(f"{name}[{key!r}]", sub, subs)
+    return value
+
+
 def path(name: str, value, must_exist: bool = False, kind: str | None = None):
     """A ``str`` or ``os.PathLike`` path, optionally one that exists (``kind``: ``"file"`` or ``"dir"``)."""
     import os

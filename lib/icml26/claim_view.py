@@ -203,6 +203,46 @@ def headline_summary(records: list[dict]) -> str:
     return " · ".join(parts)
 
 
+SUMMARY_ORDER = ("reproduced", "reproduced_where_met", "mixed", "tie", "uninformative", "not_reproduced",
+                 "premise_not_met", "not_checked")
+
+
+def _md(text) -> str:
+    """Plain text made safe inside Markdown (no emphasis, table or HTML markup)."""
+    return html.escape(str(text), quote=False).replace("|", "\\|").replace("*", "\\*").replace("_", "\\_")
+
+
+def markdown_summary(records: list[dict]) -> str:
+    """What reproduces and what does not, as Markdown bullets grouped by verdict: each paper claim and extension
+    with its statement, per-seed values against the threshold, its control and the recorded why. Every number
+    comes from the records; checks are left to the table."""
+    records = _records("records", records)
+    g = groups(records)
+    out = []
+    for part in ("headline", "paper", "extension"):
+        if not g[part]:
+            continue
+        out.append(f"#### {TITLES[part][0].upper()}{TITLES[part][1:]}")
+        for verdict in SUMMARY_ORDER:
+            rows = [r for r in g[part] if r.get("verdict") == verdict]
+            if not rows:
+                continue
+            out.append(f"**{LABELS[verdict].capitalize()}** ({len(rows)})")
+            out.append("")
+            for r in rows:
+                values = " / ".join(fmt(v) for v in r.get("values") or [])
+                line = (f"* `{r['claim']}`: {_md(r.get('statement') or '')} — seeds {_span(r.get('seeds') or [])}: "
+                        f"{values or '-'} (needs {_md(r['op'])} {threshold_text(r)}; {held(r)})")
+                extra = [control_text(r), premise_text(r) if verdict in ("premise_not_met",
+                                                                          "reproduced_where_met") else ""]
+                if r.get("why") and verdict in MISSED + ("premise_not_met",):
+                    extra.append(f"why: {r['why']}")
+                line += "".join(f"<br>{_md(e)}" for e in extra if e)
+                out.append(line)
+            out.append("")
+    return "\n".join(out).rstrip() or "Nothing recorded yet."
+
+
 def _span(seeds: list[int]) -> str:
     if len(seeds) > 2 and seeds == list(range(seeds[0], seeds[-1] + 1)):
         return f"{seeds[0]}-{seeds[-1]}"

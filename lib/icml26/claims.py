@@ -1093,16 +1093,36 @@ def _close(a, b, rtol: float, atol: float) -> bool:
     return abs(a - b) <= atol + rtol * abs(b)
 
 
-def recorded(paper: str, scale: str = "standard", results_dir: str | os.PathLike | None = None) -> ClaimReport:
-    """The recorded multi-seed evidence of ``paper`` at ``scale`` (from ``results/<scale>.jsonl``)."""
+def recorded(paper: str, scale: str = "standard", results_dir: str | os.PathLike | None = None,
+             headline: bool = False) -> ClaimReport:
+    """The recorded multi-seed evidence of ``paper`` at ``scale`` (from ``results/<scale>.jsonl``); with
+    ``headline=True`` only the headline claims (the notebooks open with them, labelled as recorded)."""
     from icml26 import registry
     from icml26.runtime import check_scale
 
     registry.get(paper)
     check_scale(scale)
+    if not isinstance(headline, bool):
+        raise ValueError(f"headline must be True or False; got {headline!r}")
     folder = Path(results_dir) if results_dir is not None else registry.RESULTS
-    recs = [r for r in latest(load_records(folder / f"{scale}.jsonl")).values() if r["paper"] == paper]
+    recs = [r for r in latest(load_records(folder / f"{scale}.jsonl")).values() if r["paper"] == paper
+            and (r.get("headline") or not headline)]
     return ClaimReport(with_current_whys(recs))
+
+
+class Summary(str):
+    """Markdown that Jupyter renders (``_repr_markdown_``) and a terminal prints as it is."""
+
+    def _repr_markdown_(self) -> str:
+        return str(self)
+
+
+def summary(paper: str, scale: str = "standard", results_dir: str | os.PathLike | None = None) -> Summary:
+    """What reproduces and what does not for ``paper`` at ``scale``, as Markdown rendered from the records
+    (:func:`icml26.claim_view.markdown_summary`): the notebooks' closing summary, with no number typed by hand."""
+    from icml26 import claim_view
+
+    return Summary(claim_view.markdown_summary(list(recorded(paper, scale, results_dir))))
 
 
 def verify(claims, results: Mapping, rt: Runtime, record: str | os.PathLike | None = None,

@@ -334,6 +334,15 @@ def cmd_report(args) -> int:
     return 0
 
 
+def cmd_release_check(args) -> int:
+    problems = registry.release_problems()
+    for p in problems:
+        print(f"release-check: {p}", file=sys.stderr)
+    if not problems:
+        print(f"release-check: {registry.repository_url()} at {registry.release_ref()}: ready")
+    return 1 if problems else 0
+
+
 def cmd_readme(args) -> int:
     from icml26 import report
 
@@ -354,13 +363,8 @@ def cmd_explore(args) -> int:
         server = serve.start("voila", path, timeout=args.timeout)
     except (ValueError, RuntimeError) as exc:
         raise UsageError(str(exc)) from None
-    print(f"{args.slug} explorer: {server.url}/  (Ctrl-C stops the server)", flush=True)
-    try:
-        server.process.wait()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.stop()
+    print(f"{args.slug} explorer: {server.url}/  (Ctrl-C or SIGTERM stops the server)", flush=True)
+    serve.serve_until_stopped(server)
     return 0
 
 
@@ -606,7 +610,8 @@ def build_parser() -> argparse.ArgumentParser:
     common(swp)
     outputs(swp)
     swp.add_argument("--cluster", default=None, metavar="tcp://HOST:PORT",
-                     help="a dask.distributed scheduler to send the tasks to (pip install 'icml26[cluster]')")
+                     help="a dask.distributed scheduler to send the tasks to (pip install 'icml26[cluster]'); tasks and "
+                          "results travel as pickles, so use only a scheduler you run on a network you trust")
     swp.set_defaults(func=cmd_sweep)
 
     rep = sub.add_parser("reproduce", help="execute notebooks and write the scoreboard")
@@ -623,6 +628,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("readme", help="rewrite the README's paper table from results/*.jsonl").set_defaults(
         func=cmd_readme)
+
+    sub.add_parser("release-check", help="fail while the repository URL is a placeholder or the release tag is "
+                   "missing (every badge and install line points at them)").set_defaults(func=cmd_release_check)
 
     exp = sub.add_parser("explore", help="serve a paper's explorer as a standalone Voila page on loopback")
     exp.add_argument("slug")

@@ -73,6 +73,34 @@ def release_ref() -> str:
     return f"v{__version__}"
 
 
+def release_problems(tags: list[str] | None = None) -> list[str]:
+    """What stops a release: the repository URL still the project's placeholder, or the release tag not made.
+
+    Every badge, the Colab install cell and the pip line derive from :func:`repository_url` and
+    :func:`release_ref`, so these two are the only things to set (``[project.urls] Repository`` in
+    pyproject.toml, and ``git tag v<version>``). ``tags`` defaults to this checkout's git tags.
+    """
+    import subprocess
+
+    if tags is None:
+        try:
+            out = subprocess.run(["git", "-C", str(CHECKOUT), "tag", "--list"], capture_output=True, text=True,
+                                 timeout=30)
+            tags = out.stdout.split() if out.returncode == 0 else []
+        except (OSError, subprocess.TimeoutExpired):
+            tags = []
+    if not isinstance(tags, (list, tuple)) or not all(isinstance(t, str) for t in tags):
+        raise ValueError(f"tags must be a list of tag names; got {tags!r}")
+    problems = []
+    if repository_url() == DEFAULT_REPOSITORY:
+        problems.append(f"the repository URL is still the placeholder {DEFAULT_REPOSITORY} (no such repository is "
+                        "published): set [project.urls] Repository in pyproject.toml to the real one")
+    if release_ref() not in tags:
+        problems.append(f"the release tag {release_ref()} does not exist in this checkout: badges, the Colab cell and "
+                        f"pip installs point at it (git tag {release_ref()} on the released commit)")
+    return problems
+
+
 @dataclass(frozen=True)
 class Paper:
     number: int

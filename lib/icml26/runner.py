@@ -383,7 +383,17 @@ def summary(runs: list[NotebookRun]) -> str:
     total = _count([rec for r in runs for rec in r.records])
     bad = [r for r in runs if not r.ok]
     lines.append(f"{len(runs)} notebooks, {len(bad)} failed; claims: {total}")
+    lines += [f"  {r.notebook} {r.status}: {_reason(r.error)}" for r in bad]
     return "\n".join(lines)
+
+
+def _reason(error: str | None) -> str:
+    """The failure's own message: the last non-empty line of its traceback (ANSI colours removed), shortened."""
+    import re
+
+    text = re.sub(r"\x1b\[[0-9;]*m", "", error or "")
+    last = next((line.strip() for line in reversed(text.splitlines()) if line.strip()), "no reason recorded")
+    return last if len(last) <= 300 else last[:297] + "..."
 
 
 def _count(records: list[dict]) -> str:

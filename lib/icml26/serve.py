@@ -92,11 +92,21 @@ class Server:
         return self.log.read_text(errors="replace") if self.log.exists() else ""
 
 
+def _voila_config(folder: Path) -> Path:
+    """A Voila config that keeps the Host check on: Voila's standalone app turns Jupyter's check off
+    (``allow_remote_access=True``), so a page on loopback would answer a request naming any host (DNS
+    rebinding). With it off again, only loopback addresses and ``localhost`` are served."""
+    path = folder / "voila.json"  # the name Voila looks for on its config_file_paths
+    path.write_text(json.dumps({"Voila": {"tornado_settings": {"allow_remote_access": False,
+                                                                "local_hostnames": ["localhost"]}}}))
+    return path
+
+
 def _command(kind: str, port: int, target: Path, token: str, workspaces: Path) -> list[str]:
     common = ["--no-browser", f"--port={port}", "--ServerApp.ip=127.0.0.1", "--ServerApp.port_retries=0"]
     if kind == "voila":
         return [sys.executable, "-m", "voila", str(target), *common, "--Voila.ip=127.0.0.1",
-                "--show_tracebacks=True"]
+                "--show_tracebacks=True", f"--Voila.config_file_paths={_voila_config(workspaces).parent}"]
     if kind == "lab":
         return [sys.executable, "-m", "jupyterlab", *common, f"--ServerApp.root_dir={target}",
                 f"--IdentityProvider.token={token}", "--ServerApp.password=", "--LabApp.extension_manager=readonly",
@@ -143,6 +153,24 @@ def start(kind: str, target: str | os.PathLike, timeout: float = 90, env: dict |
     text = server.log_text()
     server.stop()
     raise RuntimeError(f"{kind} server did not answer at {server.url} within {timeout:.0f} s; its log:\n{text}")
+
+
+def serve_until_stopped(server: Server) -> int:
+    """Wait on a started server until it exits or this process is told to stop (Ctrl-C, SIGTERM, SIGHUP), then
+    stop it with everything it started. The server runs in its own session, so without this a ``kill`` of the
+    command would leave it serving; returns the server's exit code (``0`` when we stopped it)."""
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        return server.process.wait() or 0
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        server.stop()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def explorer_path(slug: str) -> Path:

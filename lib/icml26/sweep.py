@@ -11,7 +11,9 @@ Two executors:
   its own process group with torch pinned to ``cores // jobs`` threads. Ctrl-C or SIGTERM stops the
   queue, kills the running workers with everything they started, and returns the tasks that finished.
 * Dask (``cluster="tcp://HOST:PORT"``): the same tasks go to a ``dask.distributed`` scheduler, so a lab
-  with a cluster runs every paper at full scale overnight (``pip install icml26[cluster]``).
+  with a cluster runs every paper at full scale overnight (``pip install icml26[cluster]``). Dask moves
+  tasks and results as pickles, so whoever controls the scheduler runs code on the workers (and on this
+  machine, which unpickles the results): use only a scheduler you run on a network you trust.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ TINY = {
     "exact": {"n_items": 5, "k": 2, "n_contexts": 2, "aligned_taus": [0.1], "anti_tau": 0.1},
     "inclusion": {"n_items": 10, "k": 3, "n_mc": 16, "top": 3},
     "training": TRAIN,
-    "stability": None, "alignment": None, "digits": None,
+    "stability": None, "alignment": None, "digits": None, "noisy_grid": None, "lr_sweep": None, "lsr_noise": None,
 }
 SWEEPS = {**TINY, "lr_sweep": {"k": 3, "steps": 100, "lrs": [0.1], "estimators": ["capg", "vpg"]},
           "lsr_noise": {"k": 3, "steps": 100, "noises": [0.1], "anti_noises": [0.1], "estimators": ["capg", "vpg"]}}

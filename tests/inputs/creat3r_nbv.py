@@ -73,7 +73,7 @@ def fake_results():
 def tiny_config():
     return dict(experiment.CONFIGS["quick"], scenes=["occluder"], size=16, candidates=8, heldout=2, budget=1,
                 selectors=["creat3r", "random"], random_draws=1, coverage_samples=200,
-                timing_fit=dict(iters=2, densify_until=0, init_gaussians=40))
+                timing_fit=dict(experiment.CONFIGS["quick"]["timing_fit"], iters=2, densify_until=0, init_gaussians=40))
 
 
 def g_tensors(n=3):

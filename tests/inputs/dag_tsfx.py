@@ -24,9 +24,9 @@ torch.manual_seed(0)
 DAG_MODEL = method.DAG(T, F, 1, 2, **SMALL).eval()
 EXAMPLE = explore.forecast_example(DAG_MODEL, WIN, 0)
 TINY = {"n_steps": 200, "seq_len": T, "pred_len": F, "epochs": 1, "batch": 64, "patience": 1, "beta": 0.1,
-        "train_stride": 8, "model": {k: v for k, v in SMALL.items() if k != "e_layers"}, "baselines": [],
+        "train_stride": 8, "model": dict(SMALL), "baselines": [],
         "hparams": {"DAG": {"lr": 1e-3, "alpha": 0.5}, "DLinear": {"lr": 1e-3}},
-        "irrelevant_baselines": [], "ablations": [], "seasonal": False}
+        "irrelevant_baselines": [], "ablations": [], "seasonal": False, "ridge": False}
 CSV = Path(tempfile.mkdtemp(prefix="dag_tsfx_probe_")) / "tsfx.csv"
 CSV.write_text("date,load,price\n" + "".join(f"{i},{np.sin(i):.4f},{np.cos(i):.4f}\n" for i in range(120)))
 RIDGE_A = torch.randn(8, 3, generator=torch.Generator().manual_seed(2), dtype=torch.float64)

@@ -58,7 +58,7 @@ def _eval_cfg():
 def _run_cfg():
     return dict(_eval_cfg(), pfn=_pfn_cfg(), p2_budgets=[],
                 data=dict(d=3, n_mutable=2, n_ctx=8, n_test=6, reps=1, separation=1.1, anisotropy=4.0),
-                ctx_sweep=None, real=None)
+                ctx_sweep=None, real=None, equal_knowledge=[])
 
 
 SEED0 = {"seed": "seed 0 is valid; a negative seed is probed by extra"}

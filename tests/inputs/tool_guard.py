@@ -43,7 +43,7 @@ FAKE = {"grid": {"banking": {"authority": {"none": {"asr": 0.9, "utility": 0.5},
                                            "tool_guard": {"asr": 0.0, "utility": 0.5},
                                            "poisoned_tools": ["get_iban"]}}}}
 RUN = {"suites": ["workspace"], "n_tasks": 1, "strategies": ["append"], "defenses": ["none"],
-       "num_poison": {"workspace": 1}, "scope": {"workspace": 2}, "tie_seeds": 1}
+       "num_poison": {"workspace": 1}, "scope": {"workspace": 2}, "tie_seeds": 1, "learned": None}
 LRUN = {"suite": "workspace", "strategies": ["append"], "defenses": ["none"], "per_phrasing": 1, "steps": 1}
 SEED = ("seed", 1.5, "float seed")
 HAVE_ADOJO = importlib.util.find_spec("agentdojo") is not None

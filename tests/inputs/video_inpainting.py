@@ -11,7 +11,8 @@ from icml26.diffusion import cosine_alpha_bar, grf_spectrum
 from icml26.papers.video_inpainting import baselines, experiment, explore, flowest, learned, method, toyvideo
 
 TINY = dict(n_videos=1, noise_seeds=1, frames=4, size=8, channels=1, hole=3, sub_hole=1, T=20, steps=3,
-            flows="estimated", uniform_lams=[0.5], post_hoc_lam=0.5, long_k=2, controller=experiment.TSI)
+            flows="estimated", uniform_lams=[0.5], post_hoc_lam=0.5, long_k=2,
+            controller=dict(experiment.TSI, tau=0.3, rho=1.0), learned=None)
 
 
 TINY_L = dict(TINY, size=24, hole=8, sub_hole=3,

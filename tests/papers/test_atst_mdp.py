@@ -172,7 +172,7 @@ def test_experiment_quick_parts_and_claims_shape():
     cfg = copy.deepcopy(E.CONFIGS["quick"])
     cfg["equivalence"].update(mc_rollouts=2000, mc_pairs=1)
     cfg["psi"].update(ns=[1000, 4000, 16000], reps=2)
-    del cfg["regret"]
+    cfg["regret"] = None  # switched off (run_regret has its own test above)
     out = E.run(cfg, "cpu", 0)
     assert out["equivalence"]["max_sup_diff"] < 1e-10
     assert out["linear"]["max_abs_err"] < 1e-10

@@ -319,7 +319,7 @@ def test_seasonal_naive_repeats_last_period():
 
 TINY_HP = {n: {"lr": 1e-3} for n in ("TimeXer", "PatchTST", "DLinear", "TiDE", "NBEATSx", "TFT")}
 TINY = dict(n_steps=600, seq_len=48, pred_len=12, epochs=1, batch=64, patience=1, beta=0.1,
-            train_stride=4, model=dict(d_model=8, d_ff=16, n_heads=2, patch_len=12, stride=12),
+            train_stride=4, model=dict(d_model=8, d_ff=16, n_heads=2, e_layers=1, patch_len=12, stride=12, dropout=0.0),
             hparams={"DAG": {"lr": 1e-3, "alpha": 0.3}, **TINY_HP}, ridge=True,
             baselines=["TimeXer", "PatchTST", "DLinear"], irrelevant_baselines=["PatchTST", "DLinear"],
             ablations=["no_t", "no_c"], seasonal=True)

@@ -341,7 +341,7 @@ def test_bad_inputs_raise_value_errors():
         build_prompts(torch.zeros(2, 3), torch.zeros(2))
     with pytest.raises(ValueError, match="methods"):
         experiment.run(dict(experiment.CONFIGS["quick"], methods=["lora"]), "cpu", 0)
-    with pytest.raises(ValueError, match="config is missing"):
+    with pytest.raises(ValueError, match="config lacks the key"):
         experiment.run({"d": 5}, "cpu", 0)
     with pytest.raises(ValueError, match="n must"):
         w_star(-1, 5, 0.1)

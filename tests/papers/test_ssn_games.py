@@ -217,7 +217,7 @@ def test_bad_inputs_raise():
         RegretMatching(torch.eye(3, dtype=D)).iterate("median")
     with pytest.raises(ValueError, match="distribution"):
         random_games(1, 3, 3, distribution="cauchy")
-    with pytest.raises(ValueError, match="config is missing"):
+    with pytest.raises(ValueError, match="config lacks the key"):
         E.run({"n": 3}, "cpu", 0)
     with pytest.raises(ValueError, match="seed"):
         E.run(dict(E.CONFIGS["quick"]), "cpu", -1)

@@ -307,6 +307,7 @@ def _evaluate(cfg, student, vocab, seed, device) -> dict:
 
 def run(config: dict, device, seed: int) -> dict:
     """Run the experiment; return plain numbers (see the module docstring)."""
+    checks.config_like("config", {**_BASE, **checks.config("config", config)}, CONFIGS.values())  # over defaults
     cfg = _check(config)
     seed = checks.seed("seed", seed)
     device = checks.device("device", device)

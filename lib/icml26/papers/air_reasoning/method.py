@@ -306,6 +306,9 @@ def weighted_sft_loss(token_loss: torch.Tensor, tok_w: torch.Tensor) -> torch.Te
     checks.tensor("tok_w", tok_w, ndim=2)
     if token_loss.shape != tok_w.shape:
         raise ValueError(f"token_loss and tok_w must match; got {tuple(token_loss.shape)}, {tuple(tok_w.shape)}")
+    if bool((tok_w < 0).any()):
+        raise ValueError(f"tok_w must be >= 0 (a negative weight would reward the token's loss); "
+                         f"got min {float(tok_w.min()):.3g}")
     return (token_loss * tok_w).sum() / (tok_w > 0).sum().clamp_min(1)
 
 

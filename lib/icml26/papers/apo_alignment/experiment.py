@@ -413,6 +413,7 @@ def _one_thread(device):
 def run(config: dict, device, seed: int) -> dict:
     """The experiment at one scale for one evaluation ``seed``: the pipeline and the drift sweep (on one CPU
     thread, :func:`_one_thread`, so that the numbers do not depend on the thread count)."""
+    checks.config_like("config", config, CONFIGS.values(), maps=("hparams",))  # hparams: method -> setting
     cfg = _check_config(config)
     checks.seed("seed", seed)
     with _one_thread(checks.device("device", device)):

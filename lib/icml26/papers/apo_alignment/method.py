@@ -109,6 +109,10 @@ def _check_rewards(r_pos, r_neg, neg_mask) -> None:
                          f"got shape {tuple(r_neg.shape)}")
     if neg_mask is not None:
         checks.tensor("neg_mask", neg_mask, shape=tuple(r_neg.shape), dtype_kind="bool")
+        empty = (~neg_mask.any(-1)).nonzero().flatten()
+        if empty.numel():
+            raise ValueError(f"neg_mask must mark at least one real negative per case (a case with none has no "
+                             f"ranking to learn from); cases {empty[:5].tolist()} have none")
 
 
 def prompt_tokens(vocab: Vocab, evidence: torch.Tensor) -> torch.Tensor:

@@ -137,8 +137,8 @@ def _check_generator(generator) -> None:
 
 
 def _check_steps(steps, lr, batch):
-    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
-        raise ValueError(f"steps must be a non-negative integer; got {steps!r}")
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
+        raise ValueError(f"steps must be a positive integer (a trainer with no step returns its input); got {steps!r}")
     if not isinstance(lr, (int, float)) or not lr > 0:
         raise ValueError(f"lr must be positive; got {lr!r}")
     checks.positive_number("lr", lr)

@@ -455,7 +455,9 @@ PARTS = {"equivalence": run_equivalence, "linear": run_linear, "monotone": run_m
 
 
 def run(config: dict, device="cpu", seed: int = 0) -> dict:
-    """Run every part named in ``config`` (keys of :data:`PARTS`); returns plain python results."""
+    """Run every part of ``config`` (keys of :data:`PARTS`; a part set to ``None`` is switched off, a part left
+    out is an error); returns plain python results."""
+    checks.config_like("config", config, CONFIGS.values())
     if not isinstance(config, dict) or not config:
         raise ValueError("config must be a non-empty dict such as CONFIGS['quick']")
     unknown = set(config) - set(PARTS)
@@ -463,13 +465,16 @@ def run(config: dict, device="cpu", seed: int = 0) -> dict:
         raise ValueError(f"config names unknown parts {sorted(unknown)}; known: {sorted(PARTS)}")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
-    for name, cfg in config.items():
+    parts = {name: cfg for name, cfg in config.items() if cfg is not None}  # None: the part switched off
+    if not parts:
+        raise ValueError("config must switch on at least one part (every part is None)")
+    for name, cfg in parts.items():
         _check_part(name, cfg, f"config[{name!r}]")
     device = checks.device("device", device)
     t0 = time.perf_counter()
     out = {}
-    bar = progress.StageBar(list(config), desc="atst_mdp")
-    for name, cfg in config.items():
+    bar = progress.StageBar(list(parts), desc="atst_mdp")
+    for name, cfg in parts.items():
         bar.next(name)
         t = time.perf_counter()
         out[name] = PARTS[name](cfg, device, seed)

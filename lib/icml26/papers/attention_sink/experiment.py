@@ -247,6 +247,7 @@ def backcopy_last_mean(points: list[dict], last: int) -> dict:
 
 def run(config: dict, device="cpu", seed: int = 0) -> dict:
     """Run the whole experiment at one scale (see module docstring); returns plain Python results."""
+    checks.config_like("config", {**_BASE, **checks.config("config", config)}, CONFIGS.values())  # over defaults
     cfg = _check_config(config)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer; got {seed!r}")

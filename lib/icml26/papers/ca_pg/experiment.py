@@ -362,6 +362,7 @@ def _run_lsr_noise(tcfg: dict, ncfg: dict, curves: dict, seed: int, device) -> d
 
 def run(config: dict, device, seed: int) -> dict:
     """Run every part of the ca_pg reproduction at one scale; see the module docstring."""
+    checks.config_like("config", config, CONFIGS.values())
     _check_config(config)
     device = _check_args(device, seed)
     t0 = time.perf_counter()

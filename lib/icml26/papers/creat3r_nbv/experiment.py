@@ -303,6 +303,7 @@ def _summarise(runs: list[dict], cfg: dict) -> dict:
 
 def run(config: dict, device, seed: int) -> dict:
     """Run every instance of ``config``; repeat ``k`` of scene ``i`` uses scene/pose seed ``100 * seed + k``."""
+    checks.config_like("config", config, CONFIGS.values())
     t0 = time.perf_counter()
     config = checks.config("config", config, required=("scenes", "repeats", "size", "candidates", "heldout",
                                                         "budget", "selectors", "random_draws", "fit",

@@ -65,8 +65,9 @@ class Creat3rConfig:
     roi: bool = True                 # score only pixels whose ray meets the scene's bounding box (inferred)
 
     def __post_init__(self):
-        for name in ("lam", "beta", "gamma", "max_reproj_px", "min_angle_deg"):
+        for name in ("lam", "beta", "max_reproj_px", "min_angle_deg"):
             checks.nonnegative_number(name, getattr(self, name))
+        checks.probability("gamma", self.gamma)  # G(c) is a fraction of pixels: a gate above 1 admits no view
         for name in ("kappa_s", "tau_c", "eta"):
             checks.positive_number(name, getattr(self, name))
         if self.alpha is not None:

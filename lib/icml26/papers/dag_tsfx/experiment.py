@@ -218,6 +218,7 @@ def run(config: dict, device, seed: int) -> dict:
     """All models and the ridge reference on the main data (sigma_shock=1, kappa=1, lag 0), DAG's ablations, DAG vs
     endogenous-only models on kappa=0 (when ``irrelevant_baselines`` is not empty), and the temporal discovery error
     on seasonal+AR covariates (sigma_shock=0.3). Metrics on the test split; ``epochs_run`` per model."""
+    checks.config_like("config", config, CONFIGS.values(), maps=("hparams",))  # hparams: model -> settings
     _check_config(config)
     checks.device("device", device)
     checks.seed("seed", seed)
@@ -227,7 +228,7 @@ def run(config: dict, device, seed: int) -> dict:
     res: dict = {"main": {}, "irrelevant": {}, "ablation": {}, "epochs_run": {}}
     stages = ["train DAG", "train baselines", "ablations"] + (["irrelevant covariates"] if cfg["irrelevant_baselines"]
                                                               else [])
-    bar = progress.StageBar(stages + (["seasonal discovery"] if cfg.get("seasonal", True) else []), desc="dag_tsfx")
+    bar = progress.StageBar(stages + (["seasonal discovery"] if cfg["seasonal"] else []), desc="dag_tsfx")
     bar.next("train DAG")
     main = scenario(cfg, device, seed, sigma_shock=1.0, kappa=1.0)
     te = main["wins"]["test"]
@@ -243,7 +244,7 @@ def run(config: dict, device, seed: int) -> dict:
         m, hist = _train(name, main["wins"], cfg, device, seed + 1 + k)
         res["epochs_run"][name] = len(hist["val_mae"])
         res["main"][name] = _metrics(predict(m, te)["pred"], te["y"])
-    if cfg.get("ridge", False):
+    if cfg["ridge"]:
         ridge = baselines.ridge_reference(main["wins"])
         res["main"]["Ridge"] = _metrics(ridge["pred"], te["y"])
         res["ridge_lambda"] = ridge["lam"]
@@ -262,7 +263,7 @@ def run(config: dict, device, seed: int) -> dict:
         for k, name in enumerate(cfg["irrelevant_baselines"]):
             m, _ = _train(name, irr["wins"], cfg, device, seed + 1 + k)
             res["irrelevant"][name] = _metrics(predict(m, ite)["pred"], ite["y"])
-    if cfg.get("seasonal", True):
+    if cfg["seasonal"]:
         bar.next("seasonal discovery")
         sea = scenario(cfg, device, seed + SEASONAL_DATA_OFFSET, sigma_shock=0.3, kappa=1.0)
         ste = sea["wins"]["test"]

@@ -199,6 +199,7 @@ def _fit_scale(cfg, h, L, N, D, train, laws, seed, active_thr, device="cpu"):
 
 def run(config: dict, device="cpu", seed: int = 0) -> dict:
     """Run the experiment at one scale; returns plain numbers (see module docstring)."""
+    checks.config_like("config", config, CONFIGS.values())
     _check_config(config)
     checks.device("device", device)
     checks.seed("seed", seed)
@@ -206,8 +207,8 @@ def run(config: dict, device="cpu", seed: int = 0) -> dict:
     cfg = config
     device = torch.device(device) if not isinstance(device, torch.device) else device
     bar = progress.StageBar(["solver checks", "C1 competition", "mixture sweep", "law fits"]
-                            + (["C4 noise reduction"] if cfg.get("c4") else [])
-                            + (["C5 extrapolation"] if cfg.get("c5") else []), desc="data_mixing")
+                            + (["C4 noise reduction"] if cfg["c4"] else [])
+                            + (["C5 extrapolation"] if cfg["c5"] else []), desc="data_mixing")
     dom = skills.make_domains(cfg["alphas"], cfg["n_head"], cfg["n_tail"], cfg["dim"], cfg["n_classes"],
                               cfg["world_seed"], device=device)
     K = dom.K
@@ -258,10 +259,10 @@ def run(config: dict, device="cpu", seed: int = 0) -> dict:
     res["example_fit"] = {k: np.asarray(v).tolist() for k, v in joint_fits["ours"].params.items()}
     res["sweep_data"] = {"h": H.tolist(), "rows": [{"W": r["W"], "D": r["D"], "L": r["L"].tolist()}
                                                   for r in sw["rows"]], "train": train_mix.tolist()}
-    if cfg.get("c4"):
+    if cfg["c4"]:
         bar.next("C4 noise reduction")
         res["c4"] = _run_c4(cfg, sw, fits_by_scale, joint_fits["ours"], K, seed)
-    if cfg.get("c5"):
+    if cfg["c5"]:
         bar.next("C5 extrapolation")
         res["c5"] = _run_c5(dom, cfg, joint_fits, fits_by_scale, H[train_mix], sw, K, seed, device)
     res["seconds"] = time.perf_counter() - t0

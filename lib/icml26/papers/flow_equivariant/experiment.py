@@ -198,6 +198,7 @@ def study(cfg: dict, device, seed: int, dynamic: bool, kinds, t_long: int | None
 
 def run(config: dict, device="cpu", seed: int = 0) -> dict:
     """Run the FloWM study at one scale (see ``CONFIGS``); plain numbers only."""
+    checks.config_like("config", config, CONFIGS.values())
     cfg = dict(check_config(config))
     seed = checks.seed("seed", seed)
     device = checks.device("device", device)

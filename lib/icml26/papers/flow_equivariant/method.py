@@ -151,11 +151,19 @@ def _check_flow(flow, device) -> torch.Tensor:
 
 
 def velocity_index(velocities: torch.Tensor, v) -> int:
-    """Index of velocity ``v`` = (vy, vx) in ``velocities`` (|V|, 2); -1 when v is not in V."""
+    """Index of velocity ``v`` = (vy, vx) in ``velocities`` (|V|, 2); a velocity not in V is an error."""
     checks.tensor("velocities", velocities, ndim=2, dtype_kind="int")
     v = torch.as_tensor(v, device=velocities.device)
     if v.shape != (2,) or v.is_floating_point():
         raise ValueError(f"v must be an integer pair (vy, vx); got {v.tolist()}")
+    i = _find_velocity(velocities, v)
+    if i < 0:
+        raise ValueError(f"v must be one of the model's velocities {velocities.tolist()}; got {v.tolist()}")
+    return i
+
+
+def _find_velocity(velocities: torch.Tensor, v: torch.Tensor) -> int:
+    """Index of ``v`` in ``velocities``, or -1 (the channel-pairing search asks for velocities that may be absent)."""
     hit = (velocities == v).all(-1).nonzero()
     return int(hit[0, 0]) if hit.numel() else -1
 
@@ -163,7 +171,7 @@ def velocity_index(velocities: torch.Tensor, v) -> int:
 def _channel_pairs(model, nu) -> list[tuple[int, int]]:
     """(i, j) with velocities[i] - nu = velocities[j]: the channels that a flow at ``nu`` maps onto each other."""
     vels = model.velocities
-    return [(i, j) for i in range(len(vels)) if (j := velocity_index(vels, vels[i] - nu)) >= 0]
+    return [(i, j) for i in range(len(vels)) if (j := _find_velocity(vels, vels[i] - nu)) >= 0]
 
 
 def equivariance_errors(model: RolloutModel, pattern: torch.Tensor, camera_path: torch.Tensor, flow,

@@ -230,7 +230,7 @@ def _check_call(device, seed) -> None:
 
 def _check_config(config) -> None:
     if not isinstance(config, dict) or "sections" not in config:
-        raise ValueError("config must be a dict with a 'sections' entry (see CONFIGS)")
+        raise ValueError("config lacks the key 'sections' (a dict like CONFIGS['quick'])")
     if isinstance(config["sections"], (str, bytes)) or not hasattr(config["sections"], "__iter__"):
         raise ValueError(f"config['sections'] must be a list of section names; got {config['sections']!r}")
     bad = [s for s in config["sections"] if s not in SECTIONS]
@@ -245,7 +245,9 @@ def _check_config(config) -> None:
 
 def run(config: dict, device, seed: int) -> dict:
     """Run the configured sections; return a dict of plain numbers (plus ``"seconds"``)."""
-    _check_config(config)
+    _check_config(config)  # first: it checks config["sections"]
+    unselected = set(SECTIONS) - set(config["sections"])
+    checks.config_like("config", config, CONFIGS.values(), optional=unselected)  # unselected sections may be absent
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
     checks.device("device", device)

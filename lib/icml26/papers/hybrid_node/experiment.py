@@ -213,6 +213,7 @@ def _dimension(system, ms, config, device, seed):
 
 def run(config: dict, device, seed: int) -> dict:
     """Run the configured experiments (see the module doc); returns plain python numbers."""
+    checks.config_like("config", config, CONFIGS.values())
     _check_config(config)
     device = checks.device("device", device)
     seed = checks.seed("seed", seed)

@@ -224,6 +224,7 @@ def validate_config(config: dict) -> dict:
 
 def run(config: dict, device="cpu", seed: int = 0) -> dict:
     """Run the experiment at one scale; see the module docstring for the returned dict."""
+    checks.config_like("config", config, CONFIGS.values())
     t0 = time.perf_counter()
     cfg = validate_config(config)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:

@@ -71,7 +71,7 @@ def pretrain_softmax(model: SoftmaxICL, steps: int, batch: int, n_shots: int, lr
                      generator: torch.Generator | None = None) -> list[float]:
     """Adam pretraining on fresh tasks; each step uses a random number of demonstrations in ``0..n_shots``."""
     _check_model(model)
-    steps, batch = checks.int_at_least("steps", steps, 0), checks.int_at_least("batch", batch, 1)
+    steps, batch = checks.int_at_least("steps", steps, 1), checks.int_at_least("batch", batch, 1)
     n_shots = checks.int_at_least("n_shots", n_shots, 0)
     checks.positive_number("lr", lr)
     sigma2 = _check_pos("sigma2", sigma2, allow_zero=True)
@@ -100,7 +100,7 @@ def lora_finetune(model: SoftmaxICL, theta0: torch.Tensor, subset: str, steps: i
         raise ValueError(f"theta0 must be a ({model.d},) tensor; got {getattr(theta0, 'shape', theta0)!r}")
     checks.tensor("theta0", theta0)
     targets = _lora_targets(subset)
-    steps, batch = checks.int_at_least("steps", steps, 0), checks.int_at_least("batch", batch, 1)
+    steps, batch = checks.int_at_least("steps", steps, 1), checks.int_at_least("batch", batch, 1)
     checks.positive_number("lr", lr)
     checks.positive_int("rank", rank)
     sigma2 = _check_pos("sigma2", sigma2, allow_zero=True)

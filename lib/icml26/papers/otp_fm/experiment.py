@@ -445,6 +445,7 @@ STAGES = ("closed-form checks", "steering", "rotating blob", "strength sweep", "
 
 def run(config: dict, device="cpu", seed: int = 0) -> dict:
     """Run every experiment that the config enables; results as plain numbers (see :mod:`.claims`)."""
+    checks.config_like("config", config, CONFIGS.values())
     checks.config("config", config, required=("hidden", "depth", "iters", "batch", "lr", "n", "steering", "blobs"))
     checks.positive_int("config['iters']", config["iters"])
     seed = checks.seed("seed", seed)

@@ -152,7 +152,7 @@ def train_model(model, data: dict, steps: int, seed: int, lr=1e-3, weight_decay=
     parameters that get gradients are optimised (the encoder stays frozen)."""
     checks.instance("model", model, method.VSCDNet)
     checks.config("data", data, required=("qry", "ref", "mask", "tok_q", "tok_r", "overlap"))
-    checks.nonnegative_int("steps", steps)
+    checks.positive_int("steps", steps)
     checks.seed("seed", seed)
     checks.positive_number("lr", lr)
     checks.nonnegative_number("weight_decay", weight_decay)
@@ -375,6 +375,7 @@ def run(config: dict, device, seed: int, artifacts: dict | None = None) -> dict:
 
     When ``artifacts`` is a dict it receives the data, trained models and test predictions (for notebooks).
     """
+    checks.config_like("config", config, CONFIGS.values())
     check_config(config)
     device = checks.device("device", device)
     checks.seed("seed", seed)

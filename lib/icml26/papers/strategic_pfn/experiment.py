@@ -53,8 +53,8 @@ CONFIGS = {
         classical=["lr", "hgb", "mlp"], misspecified=True, p2_budgets=[1.0, 1.5], rounds=3,
         equal_knowledge=["lr", "hgb"],
         ctx_sweep=dict(n_ctx=[64, 128, 256, 512], budget=1.0),
-        real=dict(name="breast_cancer", reps=5, n_ctx=256, budget=1.0),
-        credit=dict(reps=5, n_ctx=256, n_test=2000, budget=1.0),
+        real=dict(name="breast_cancer", reps=5, n_ctx=256, budget=1.0, classical=["lr", "hgb"]),
+        credit=dict(reps=5, n_ctx=256, n_test=2000, budget=1.0, classical=["lr", "hgb"]),
     ),
     "full": dict(
         pfn=dict(d_max=8, d_model=256, n_layers=6, n_heads=8, d_ff=512, steps=10000, batch_size=128,
@@ -64,8 +64,8 @@ CONFIGS = {
         classical=["lr", "hgb", "mlp"], misspecified=True, p2_budgets=[1.0, 1.5], rounds=3,
         equal_knowledge=["lr", "hgb"],
         ctx_sweep=dict(n_ctx=[64, 128, 256, 512], budget=1.0),
-        real=dict(name="breast_cancer", reps=5, n_ctx=256, budget=1.0),
-        credit=dict(reps=5, n_ctx=256, n_test=2000, budget=1.0),
+        real=dict(name="breast_cancer", reps=5, n_ctx=256, budget=1.0, classical=["lr", "hgb"]),
+        credit=dict(reps=5, n_ctx=256, n_test=2000, budget=1.0, classical=["lr", "hgb"]),
         stochastic=dict(pis=[0.25, 0.5, 1.0], budget=1.5),
     ),
 }
@@ -183,6 +183,8 @@ def _check_scores(scores, y) -> None:
         raise ValueError(f"y must be a label tensor of the scores' shape {tuple(scores.shape)}; got "
                          f"{getattr(y, 'shape', type(y).__name__)}")
     checks.tensor("y", y)
+    if not bool(((y == 0) | (y == 1)).all()):
+        raise ValueError(f"y must hold labels 0 and 1; got values {torch.unique(y)[:5].tolist()}")
 
 
 def _record(store: dict, name: str, r, scores, y):
@@ -315,6 +317,7 @@ def _gauss_task(dcfg: dict, n_ctx: int, seed: int, device) -> data.StrategicTask
 
 def run(config: dict, device="cpu", seed: int = 0) -> dict:
     """Run the experiment at ``config`` (one of :data:`CONFIGS`); returns plain numbers (see module doc)."""
+    checks.config_like("config", config, CONFIGS.values())
     if not isinstance(config, dict) or not {"pfn", "data", "budgets"} <= set(config):
         raise ValueError("config must be a dict like CONFIGS['quick'] (keys pfn, data, budgets, ...)")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
@@ -368,7 +371,7 @@ def run(config: dict, device="cpu", seed: int = 0) -> dict:
         t = data.breast_cancer_task(real["reps"], n_ctx=real["n_ctx"], seed=3000 + seed, device=device)
         results["real"] = {"name": real["name"], "budget": real["budget"],
                            **evaluate_budgets(model, t, config, seed, budgets=[real["budget"]],
-                                              classical=real.get("classical", ["lr", "hgb"]),
+                                              classical=real["classical"],
                                               misspecified=False)}
     credit = config.get("credit")
     if credit:
@@ -376,7 +379,7 @@ def run(config: dict, device="cpu", seed: int = 0) -> dict:
         t = data.credit_like(credit["reps"], credit["n_ctx"], credit["n_test"], seed=4000 + seed, device=device)
         results["credit"] = {"name": "credit_like", "budget": credit["budget"],
                              **evaluate_budgets(model, t, config, seed, budgets=[credit["budget"]],
-                                                classical=credit.get("classical", ["lr", "hgb"]),
+                                                classical=credit["classical"],
                                                 misspecified=False,
                                                 equal_knowledge=config.get("equal_knowledge") or [])}
     stoch = config.get("stochastic")

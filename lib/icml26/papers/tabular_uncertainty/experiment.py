@@ -369,6 +369,7 @@ def _lowdim_split(p, seed, t):
 
 def run(config: dict, device="cpu", seed: int = 0) -> dict:
     """Run the configured parts; returns a JSON-able dict (see the module docstring)."""
+    checks.config_like("config", config, CONFIGS.values())
     _check_config(config)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer; got {seed!r}")

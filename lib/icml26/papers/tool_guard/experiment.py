@@ -92,7 +92,7 @@ def _check_run_config(config) -> None:
     checks.positive_int("config['tie_seeds']", config["tie_seeds"])
     for key in ("num_poison", "scope"):
         checks.config(f"config[{key!r}]", config[key], required=tuple(config["suites"]))
-    if config.get("learned") is not None:
+    if config["learned"] is not None:
         lc = checks.config("config['learned']", config["learned"],
                            required=("suite", "strategies", "defenses", "per_phrasing", "steps"))
         if lc["suite"] not in config["suites"]:
@@ -155,13 +155,14 @@ def evaluate(tasks, plan, catalog, defense, seeds=(0,)) -> dict:
 
 def run(config: dict, device="cpu", seed: int = 0) -> dict:
     """Run the grid described by ``config`` (see :data:`CONFIGS`)."""
+    checks.config_like("config", config, CONFIGS.values(), maps=("num_poison", "scope"))  # maps keyed by suite
     _check_run_config(config)
     checks.device("device", device)
     checks.seed("seed", seed)
     t0 = time.perf_counter()
     dev = str(device)
     stages = [f"{suite}: {part}" for suite in config["suites"] for part in ("benign", "attacks")]
-    bar = progress.StageBar(stages + (["learned planner"] if config.get("learned") is not None else []),
+    bar = progress.StageBar(stages + (["learned planner"] if config["learned"] is not None else []),
                             desc="tool_guard")
     out = {"benign": {}, "grid": {}, "n_tasks": config["n_tasks"], "defenses": list(config["defenses"]),
            "strategies": list(config["strategies"])}
@@ -181,7 +182,7 @@ def run(config: dict, device="cpu", seed: int = 0) -> dict:
                                                    config["scope"][suite], seed=seed)
             out["grid"][suite][strat] = {d: evaluate(tasks, plan, cat, D, seeds) for d, D in defs.items()}
             out["grid"][suite][strat]["poisoned_tools"] = poisoned
-    if config.get("learned") is not None:
+    if config["learned"] is not None:
         bar.next("learned planner")
         out["learned"] = _learned_grid(config, config["learned"], dev, seed)
     out["seconds"] = time.perf_counter() - t0

@@ -329,6 +329,7 @@ def uniform_frontier_at(plain: dict, sweep: list, e_warp: float) -> dict:
 
 def run(config: dict, device, seed: int) -> dict:
     """Run every method at equal NFE and return plain-python metrics (see claims.py)."""
+    checks.config_like("config", config, CONFIGS.values())
     t0 = time.perf_counter()
     _check_config(config, RUN_KEYS)
     device = checks.device("device", device)
