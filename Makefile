@@ -66,7 +66,7 @@ explore: $(STAMP)
 # Saved notebooks keep no outputs (what is on screen stays), so `make test` stays green after a session.
 lab: $(STAMP)
 	$(PY) -m jupyter lab notebooks/ --ContentsManager.pre_save_hook=icml26.notebook_tidy.strip_on_save \
-	    $(if $(filter 0,$(shell id -u)),--allow-root,)
+	    --LabApp.news_url=None $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 report: $(STAMP)
 	$(PY) -m icml26 report

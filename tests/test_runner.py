@@ -183,8 +183,8 @@ def test_an_interrupt_stops_workers_and_kernels_and_keeps_what_finished(sig, tmp
 def test_summary_names_each_failed_notebook_and_its_reason():
     ok = runner.NotebookRun("ssn_games", "05_ssn_games/1_idea.ipynb", status="ok", seconds=1.0)
     bad = runner.NotebookRun("otp_fm", "07_otp_fm/3_reproduce.ipynb", status="error", seconds=2.0,
-                             error="Traceback (most recent call last):\n  File x\n\x1b[0;31mModuleNotFoundError\x1b[0m: "
-                                   "No module named 'ot'\n\n")
+                             error="Traceback (most recent call last):\n  File x\n"
+                                   "\x1b[0;31mModuleNotFoundError\x1b[0m: No module named 'ot'\n\n")
     slow = runner.NotebookRun("otp_fm", "07_otp_fm/2_method.ipynb", status="timeout", seconds=9.0, error="")
     text = runner.summary([ok, bad, slow])
     assert "3 notebooks, 2 failed" in text

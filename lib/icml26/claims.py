@@ -1116,6 +1116,9 @@ class Summary(str):
     def _repr_markdown_(self) -> str:
         return str(self)
 
+    def _repr_pretty_(self, printer, cycle) -> None:
+        printer.text(str(self))
+
 
 def summary(paper: str, scale: str = "standard", results_dir: str | os.PathLike | None = None) -> Summary:
     """What reproduces and what does not for ``paper`` at ``scale``, as Markdown rendered from the records

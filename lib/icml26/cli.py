@@ -610,8 +610,9 @@ def build_parser() -> argparse.ArgumentParser:
     common(swp)
     outputs(swp)
     swp.add_argument("--cluster", default=None, metavar="tcp://HOST:PORT",
-                     help="a dask.distributed scheduler to send the tasks to (pip install 'icml26[cluster]'); tasks and "
-                          "results travel as pickles, so use only a scheduler you run on a network you trust")
+                     help="a dask.distributed scheduler to send the tasks to (pip install 'icml26[cluster]'); "
+                          "tasks and results travel as pickles, so use only a scheduler you run on a network you "
+                          "trust")
     swp.set_defaults(func=cmd_sweep)
 
     rep = sub.add_parser("reproduce", help="execute notebooks and write the scoreboard")

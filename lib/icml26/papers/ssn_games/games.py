@@ -101,9 +101,22 @@ def _matvecs(A, x, y):
     return Ay, Atx
 
 
+def _check_mixed(name: str, s: torch.Tensor, atol: float = 1e-6) -> None:
+    """A mixed strategy: entries >= 0 summing to 1 along the last dimension (within ``atol``)."""
+    if bool((s < -atol).any()) or not torch.allclose(s.sum(-1), torch.ones((), dtype=s.dtype, device=s.device),
+                                                       atol=atol * s.shape[-1], rtol=0):
+        raise ValueError(f"{name} must be mixed strategies (entries >= 0 summing to 1 along the last dimension); "
+                         f"got sums {s.sum(-1).flatten()[:3].tolist()} and min entry {float(s.min()):.3g}")
+
+
 def duality_gap(A: torch.Tensor, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-    """``max_j (A^T x)_j - min_i (A y)_i >= 0`` (docs/papers/ssn_games.md §1), batched; 2 mat-vec equivalents."""
+    """``max_j (A^T x)_j - min_i (A y)_i >= 0`` (docs/papers/ssn_games.md §1), batched; 2 mat-vec equivalents.
+
+    The gap certifies a pair only on the simplices, so ``x`` and ``y`` must be mixed strategies.
+    """
     _check_pair(A, x, y)
+    _check_mixed("x", x)
+    _check_mixed("y", y)
     return _duality_gap(A, x, y)
 
 
