@@ -73,3 +73,12 @@ def test_trainers_refuse_zero_steps(steps):
         _check_steps(steps, 1e-3, 2)
     with pytest.raises(ValueError, match="steps must be an integer >= 1"):
         pretrain_softmax(SoftmaxICL(2), steps, 4, 3, 1e-3)
+
+
+def test_a_pairwise_expansion_may_mask_a_padded_pair():
+    """pairwise DPO over one negative column at a time drops a padded negative by its mask: that case is 0, not an
+    error (only the PL losses refuse a case with no negative at all)."""
+    from icml26.papers.apo_alignment.baselines import pairwise_dpo_loss
+
+    out = pairwise_dpo_loss(torch.zeros(2), torch.zeros(2, 1), torch.tensor([[True], [False]]))
+    assert out.shape == (2,) and float(out[1]) == 0.0

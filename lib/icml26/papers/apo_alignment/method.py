@@ -109,6 +109,12 @@ def _check_rewards(r_pos, r_neg, neg_mask) -> None:
                          f"got shape {tuple(r_neg.shape)}")
     if neg_mask is not None:
         checks.tensor("neg_mask", neg_mask, shape=tuple(r_neg.shape), dtype_kind="bool")
+
+
+def _check_some_negative(neg_mask) -> None:
+    """The PL loss of a case with no real negative is 0 whatever its rewards: refuse it (a pairwise expansion, where
+    a masked pair is how a padded negative drops out, does not call this)."""
+    if neg_mask is not None:
         empty = (~neg_mask.any(-1)).nonzero().flatten()
         if empty.numel():
             raise ValueError(f"neg_mask must mark at least one real negative per case (a case with none has no "
@@ -251,6 +257,7 @@ def apo_loss(r_pos: torch.Tensor, r_neg: torch.Tensor, neg_mask: torch.Tensor | 
     wrapper over the shared ``top1_nll``; one negative gives the DPO loss ``-log sigmoid(r+ - r-)``.
     """
     _check_rewards(r_pos, r_neg, neg_mask)
+    _check_some_negative(neg_mask)
     return _apo_loss(r_pos, r_neg, neg_mask)
 
 
@@ -266,6 +273,7 @@ def anchored_apo_loss(r_pos: torch.Tensor, r_neg: torch.Tensor, logp_pos_per_tok
     stabilisation; the paper's objective is ``weight = 0``).
     """
     _check_rewards(r_pos, r_neg, neg_mask)
+    _check_some_negative(neg_mask)
     checks.tensor("logp_pos_per_token", logp_pos_per_token, shape=tuple(r_pos.shape), dtype_kind="float")
     checks.nonnegative_number("weight", weight)
     return _anchored_apo_loss(r_pos, r_neg, logp_pos_per_token, neg_mask, weight)
