@@ -76,8 +76,7 @@ all."""
 
 
 def _check(config) -> dict:
-    checks.config("config", config, allowed=_BASE)
-    cfg = {**_BASE, **config}
+    cfg = checks.config_like("config", {**_BASE, **checks.config("config", config)}, CONFIGS.values())  # over defaults
     for key in ("n_vars", "n_pairs", "n_queries", "n_top", "n_random", "n_probe", "pool", "k", "sft_steps",
                 "sft_batch", "n_eval"):
         checks.positive_int(f"config[{key!r}]", cfg[key])
@@ -307,7 +306,6 @@ def _evaluate(cfg, student, vocab, seed, device) -> dict:
 
 def run(config: dict, device, seed: int) -> dict:
     """Run the experiment; return plain numbers (see the module docstring)."""
-    checks.config_like("config", {**_BASE, **checks.config("config", config)}, CONFIGS.values())  # over defaults
     cfg = _check(config)
     seed = checks.seed("seed", seed)
     device = checks.device("device", device)

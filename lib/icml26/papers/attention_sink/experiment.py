@@ -82,12 +82,7 @@ FT_KEYS = ("eval_batch", "shared", "ft_rank", "ft_steps", "batch", "ft_lr", "war
 
 
 def _check_config(config: dict) -> dict:
-    if not isinstance(config, dict):
-        raise TypeError(f"config must be a dict (see CONFIGS); got {type(config).__name__}")
-    cfg = {**_BASE, **config}
-    missing = [k for k in REQUIRED if k not in cfg]
-    if missing:
-        raise ValueError(f"config is missing keys {missing}")
+    cfg = checks.config_like("config", {**_BASE, **checks.config("config", config)}, CONFIGS.values())  # over defaults
     for k in REQUIRED:
         if isinstance(cfg[k], bool) or not isinstance(cfg[k], int) or cfg[k] < 1:
             raise ValueError(f"config[{k!r}] must be a positive integer; got {cfg[k]!r}")
@@ -247,7 +242,6 @@ def backcopy_last_mean(points: list[dict], last: int) -> dict:
 
 def run(config: dict, device="cpu", seed: int = 0) -> dict:
     """Run the whole experiment at one scale (see module docstring); returns plain Python results."""
-    checks.config_like("config", {**_BASE, **checks.config("config", config)}, CONFIGS.values())  # over defaults
     cfg = _check_config(config)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
